@@ -1,0 +1,1 @@
+//! The conformance runner: loads YAML suites and checks each case.

@@ -1,0 +1,1 @@
+//! Lowers an XPR AST to a bytecode [`xpr_vm::Program`].

@@ -1,0 +1,3 @@
+fn main() {
+    // Grammar lands with the syntax issue.
+}

@@ -1,0 +1,3 @@
+//! XPR v0.5 syntax: lexer and LALRPOP grammar producing an [`ast::Expr`].
+
+pub mod ast;

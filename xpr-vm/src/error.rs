@@ -1,0 +1,183 @@
+//! Run-time (and, through the facade, all) errors: `{ kind, message, span }`.
+
+use std::fmt;
+
+/// A half-open range of **character** offsets into the expression source.
+///
+/// The VM never sees the source: the compiler records one `Span` per
+/// instruction and the VM attaches it to errors raised there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// First character, 0-indexed.
+    pub start: u32,
+    /// One past the last character.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from `start` to `end` (character offsets).
+    pub const fn new(start: u32, end: u32) -> Self {
+        Span { start, end }
+    }
+}
+
+/// What went wrong, for programs that branch on errors. The message carries
+/// the human-readable detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The source is not XPR: `1 +`, `let x; x`, `"\q"`.
+    Parse,
+    /// An operation on the wrong type: `"5" + 1`, `42.map(x => x)`.
+    Type,
+    /// An unknown name: `nope`, `nope(1)`.
+    Reference,
+    /// A call with the wrong number of arguments: `abs(1, 2)`.
+    Arity,
+    /// Division by zero or a non-finite result: `1 / 0`, `2 ** 2000`, `sqrt(-1)`.
+    Arithmetic,
+    /// A restricted property name: `o.__proto__`, `o["constructor"]`.
+    Access,
+    /// A value that is the right type but not acceptable: `range(0, 5, 0)`,
+    /// `[].avg()`, `[...null]`, `fromEntries([1])`, `let [a] = {}; a`.
+    Value,
+    /// An invalid regex pattern or one over the size limits.
+    Regex,
+    /// An invalid date string, format, unit, or a date out of range.
+    Date,
+    /// A host function failed or panicked.
+    Host,
+    /// The fuel budget is spent.
+    Fuel,
+    /// The memory budget would be exceeded.
+    Memory,
+    /// Call depth, value nesting depth or AST depth exceeded.
+    Depth,
+    /// The source is longer than the length limit.
+    Length,
+    /// The wall-clock timeout expired.
+    Timeout,
+    /// The host cancelled the run.
+    Cancelled,
+}
+
+impl ErrorKind {
+    /// A stable lower-case name: `"parse"`, `"type"`, `"fuel"`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Parse => "parse",
+            ErrorKind::Type => "type",
+            ErrorKind::Reference => "reference",
+            ErrorKind::Arity => "arity",
+            ErrorKind::Arithmetic => "arithmetic",
+            ErrorKind::Access => "access",
+            ErrorKind::Value => "value",
+            ErrorKind::Regex => "regex",
+            ErrorKind::Date => "date",
+            ErrorKind::Host => "host",
+            ErrorKind::Fuel => "fuel",
+            ErrorKind::Memory => "memory",
+            ErrorKind::Depth => "depth",
+            ErrorKind::Length => "length",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
+    kind: ErrorKind,
+    message: String,
+    span: Option<Span>,
+}
+
+/// An XPR error. `Display` is the spec's text: `MESSAGE at position N`
+/// (N a 0-indexed character offset) once a position is attached.
+///
+/// Boxed so that `Result<Value, Error>` stays small on the hot path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error(Box<Inner>);
+
+impl Error {
+    /// An error without a position yet; the VM attaches the position of the
+    /// instruction that raised it (see [`Error::or_at`]).
+    #[cold]
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error(Box::new(Inner {
+            kind,
+            message: message.into(),
+            span: None,
+        }))
+    }
+
+    /// `Type error: {detail}` of kind [`ErrorKind::Type`].
+    #[cold]
+    pub fn type_error(detail: impl fmt::Display) -> Self {
+        Error::new(ErrorKind::Type, format!("Type error: {detail}"))
+    }
+
+    /// Sets the span, replacing any.
+    pub fn at(mut self, span: Span) -> Self {
+        self.0.span = Some(span);
+        self
+    }
+
+    /// Sets the span unless one is already set (errors raised inside a
+    /// callback keep their own, innermost position).
+    pub fn or_at(mut self, span: Span) -> Self {
+        if self.0.span.is_none() {
+            self.0.span = Some(span);
+        }
+        self
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+
+    /// The message without the ` at position N` suffix.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The source range, in characters, when known.
+    pub fn span(&self) -> Option<Span> {
+        self.0.span
+    }
+
+    /// The spec's `position`: the start of the span, in characters.
+    pub fn position(&self) -> Option<u32> {
+        self.0.span.map(|s| s.start)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.span {
+            Some(span) => write!(f, "{} at position {}", self.0.message, span.start),
+            None => f.write_str(&self.0.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_appends_position() {
+        let e = Error::new(ErrorKind::Arithmetic, "Division by zero").at(Span::new(2, 3));
+        assert_eq!(e.to_string(), "Division by zero at position 2");
+        let e = e.or_at(Span::new(9, 9));
+        assert_eq!(e.position(), Some(2));
+    }
+
+    #[test]
+    fn result_stays_small() {
+        assert!(size_of::<Error>() == size_of::<usize>());
+    }
+}

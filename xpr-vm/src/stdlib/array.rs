@@ -1,0 +1,9 @@
+//! Built-ins for array values.
+
+use super::{FunctionDef, MethodDef};
+
+/// Global functions of this module.
+pub(crate) const FUNCTIONS: &[FunctionDef] = &[];
+
+/// Methods of this module's receiver type.
+pub(crate) const METHODS: &[MethodDef] = &[];

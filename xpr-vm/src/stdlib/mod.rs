@@ -1,0 +1,216 @@
+//! The standard library: global functions and methods, by value kind.
+//!
+//! Each module exports tables of [`FunctionDef`] (global functions) and/or
+//! [`MethodDef`] (methods of one receiver type). This module joins them into
+//! one registry, looked up by name at compile time (names become small ids)
+//! and dispatched by id and receiver type at run time. Arity is checked here,
+//! once, for every built-in.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::error::{Error, ErrorKind};
+use crate::function::Arity;
+use crate::runtime::Runtime;
+use crate::value::Value;
+
+pub mod array;
+pub mod date;
+pub mod math;
+pub mod object;
+pub mod regex;
+pub mod string;
+pub mod types;
+
+/// A global function: `(runtime, args) -> value`. Arity is checked before the call.
+pub type FunctionImpl = fn(&mut dyn Runtime, &[Value]) -> Result<Value, Error>;
+
+/// A method: `(runtime, receiver, args) -> value`. The receiver's type and the
+/// arity are checked before the call.
+pub type MethodImpl = fn(&mut dyn Runtime, &Value, &[Value]) -> Result<Value, Error>;
+
+/// A global function's entry in the registry.
+pub struct FunctionDef {
+    /// The name expressions call it by.
+    pub name: &'static str,
+    /// Accepted argument counts.
+    pub arity: Arity,
+    /// The implementation.
+    pub call: FunctionImpl,
+}
+
+/// A method's entry in one receiver type's table.
+pub struct MethodDef {
+    /// The name after the dot.
+    pub name: &'static str,
+    /// Accepted argument counts (not counting the receiver).
+    pub arity: Arity,
+    /// The implementation.
+    pub call: MethodImpl,
+}
+
+/// Receiver kinds that have methods, indexing [`MethodEntry::by_kind`].
+const KINDS: usize = 4;
+const STRING: usize = 0;
+const ARRAY: usize = 1;
+const OBJECT: usize = 2;
+const REGEX: usize = 3;
+
+/// One method name and its implementation for each receiver kind.
+struct MethodEntry {
+    name: &'static str,
+    by_kind: [Option<&'static MethodDef>; KINDS],
+}
+
+struct Registry {
+    functions: Vec<&'static FunctionDef>,
+    function_ids: HashMap<&'static str, u16>,
+    methods: Vec<MethodEntry>,
+    method_ids: HashMap<&'static str, u16>,
+}
+
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut functions = Vec::new();
+        let mut function_ids = HashMap::new();
+        for table in [
+            math::FUNCTIONS,
+            types::FUNCTIONS,
+            string::FUNCTIONS,
+            array::FUNCTIONS,
+            object::FUNCTIONS,
+            regex::FUNCTIONS,
+            date::FUNCTIONS,
+        ] {
+            for def in table {
+                let id = u16::try_from(functions.len()).unwrap_or(u16::MAX);
+                function_ids.entry(def.name).or_insert(id);
+                functions.push(def);
+            }
+        }
+        let mut methods: Vec<MethodEntry> = Vec::new();
+        let mut method_ids: HashMap<&'static str, u16> = HashMap::new();
+        for (kind, table) in [
+            (STRING, string::METHODS),
+            (ARRAY, array::METHODS),
+            (OBJECT, object::METHODS),
+            (REGEX, regex::METHODS),
+        ] {
+            for def in table {
+                let next = u16::try_from(methods.len()).unwrap_or(u16::MAX);
+                let id = *method_ids.entry(def.name).or_insert(next);
+                if id == next {
+                    methods.push(MethodEntry {
+                        name: def.name,
+                        by_kind: [None; KINDS],
+                    });
+                }
+                methods[id as usize].by_kind[kind] = Some(def);
+            }
+        }
+        Registry {
+            functions,
+            function_ids,
+            methods,
+            method_ids,
+        }
+    })
+}
+
+/// The id of the global built-in function `name`, if there is one.
+pub fn function_id(name: &str) -> Option<u16> {
+    registry().function_ids.get(name).copied()
+}
+
+/// The name of built-in function `id`.
+pub fn function_name(id: u16) -> &'static str {
+    registry().functions.get(id as usize).map_or("?", |d| d.name)
+}
+
+/// Calls built-in function `id`, checking its arity first.
+///
+/// # Errors
+/// `Wrong number of arguments for 'f': expected N, got M`, or whatever the
+/// function raises (without a position: the VM adds the call's).
+pub fn call_function(rt: &mut dyn Runtime, id: u16, args: &[Value]) -> Result<Value, Error> {
+    let def = registry()
+        .functions
+        .get(id as usize)
+        .ok_or_else(|| Error::new(ErrorKind::Reference, format!("Unknown function #{id}")))?;
+    check_arity(def.name, def.arity, args.len())?;
+    (def.call)(rt, args)
+}
+
+/// The id of the method name `name`, if any receiver type has such a method.
+pub fn method_id(name: &str) -> Option<u16> {
+    registry().method_ids.get(name).copied()
+}
+
+/// The name of method `id`.
+pub fn method_name(id: u16) -> &'static str {
+    registry().methods.get(id as usize).map_or("?", |m| m.name)
+}
+
+/// Whether a receiver of this value's type has method `id`.
+pub fn has_method(id: u16, receiver: &Value) -> bool {
+    method_def(id, receiver).is_some()
+}
+
+fn method_def(id: u16, receiver: &Value) -> Option<&'static MethodDef> {
+    let kind = match receiver {
+        Value::String(_) => STRING,
+        Value::Array(_) => ARRAY,
+        Value::Object(_) => OBJECT,
+        Value::Regex(_) => REGEX,
+        _ => return None,
+    };
+    registry().methods.get(id as usize)?.by_kind[kind]
+}
+
+/// Calls method `id` on `receiver`, checking the receiver's type and the arity.
+///
+/// # Errors
+/// `Type error: cannot call method 'm' on T` (T as `type()` names it),
+/// the arity error, or whatever the method raises.
+pub fn call_method(
+    rt: &mut dyn Runtime,
+    id: u16,
+    receiver: &Value,
+    args: &[Value],
+) -> Result<Value, Error> {
+    match method_def(id, receiver) {
+        Some(def) => {
+            check_arity(def.name, def.arity, args.len())?;
+            (def.call)(rt, receiver, args)
+        }
+        None => Err(no_such_method(method_name(id), receiver)),
+    }
+}
+
+/// The error for calling a method the receiver's type does not have.
+#[cold]
+pub fn no_such_method(name: &str, receiver: &Value) -> Error {
+    Error::type_error(format_args!(
+        "cannot call method '{name}' on {}",
+        receiver.type_name()
+    ))
+}
+
+/// Checks an argument count against an arity.
+///
+/// # Errors
+/// `Wrong number of arguments for 'name': expected N, got M` ([`ErrorKind::Arity`]).
+pub fn check_arity(name: &str, arity: Arity, got: usize) -> Result<(), Error> {
+    if arity.accepts(got) {
+        Ok(())
+    } else {
+        Err(Error::new(
+            ErrorKind::Arity,
+            format!("Wrong number of arguments for '{name}': expected {arity}, got {got}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing;

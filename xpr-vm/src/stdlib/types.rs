@@ -1,0 +1,6 @@
+//! Built-in types functions.
+
+use super::FunctionDef;
+
+/// Global functions of this module.
+pub(crate) const FUNCTIONS: &[FunctionDef] = &[];

@@ -1,0 +1,404 @@
+//! Values: null, boolean, number, string, array, object, function, regex.
+//!
+//! Cloning a [`Value`] is O(1): every payload larger than a word sits behind
+//! an `Arc`. Arrays and objects carry their *logical* size in bytes and their
+//! nesting depth, computed once when they are built, so that the memory and
+//! depth budgets (issue: sandbox) are O(1) checks however much structure is
+//! shared: an array holding the same array twice counts it twice.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::function::Function;
+
+/// An object key or a string payload.
+pub type Key = Arc<str>;
+
+/// An object's map: insertion-ordered, with a seeded fast hasher
+/// (seeded per process, so untrusted keys cannot force collisions).
+pub type Map = IndexMap<Key, Value, foldhash::fast::RandomState>;
+
+/// Logical bytes charged for one value slot (an element or a field value).
+pub const SLOT_BYTES: u64 = 16;
+/// Logical bytes charged for an array or object header.
+pub const HEADER_BYTES: u64 = 32;
+
+/// An XPR value (spec "Type System", plus `regex` and functions).
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// An IEEE 754 double, never NaN or infinite.
+    Number(f64),
+    /// A UTF-8 string; characters are Unicode scalar values.
+    String(Key),
+    /// An array.
+    Array(Arc<Array>),
+    /// An object (insertion-ordered).
+    Object(Arc<Object>),
+    /// A closure, a built-in or a host function.
+    Function(Arc<Function>),
+    /// A compiled regex literal.
+    Regex(Arc<Regex>),
+}
+
+const _: () = assert!(size_of::<Value>() <= 24);
+
+/// An immutable array with its logical size and depth.
+#[derive(Debug, Default)]
+pub struct Array {
+    items: Vec<Value>,
+    size: u64,
+    depth: u32,
+}
+
+/// An immutable object with its logical size and depth.
+#[derive(Debug, Default)]
+pub struct Object {
+    map: Map,
+    size: u64,
+    depth: u32,
+}
+
+/// A regex value: the pattern as written, its flags, and the compiled form.
+#[derive(Debug)]
+pub struct Regex {
+    pattern: String,
+    flags: String,
+    compiled: regex::Regex,
+}
+
+impl Value {
+    /// The spec's type name, as `type()` returns it: `"null"`, `"boolean"`,
+    /// `"number"`, `"string"`, `"array"`, `"object"`, `"function"`, `"regex"`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+            Value::Function(_) => "function",
+            Value::Regex(_) => "regex",
+        }
+    }
+
+    /// Truthiness (spec "Truthiness"): `false`, `null`, `0` and `""` are falsy.
+    #[inline]
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => *n != 0.0,
+            Value::String(s) => !s.is_empty(),
+            _ => true,
+        }
+    }
+
+    /// A string value from text.
+    pub fn string(s: impl Into<Key>) -> Value {
+        Value::String(s.into())
+    }
+
+    /// An array value from its elements.
+    pub fn array(items: Vec<Value>) -> Value {
+        Value::Array(Arc::new(Array::new(items)))
+    }
+
+    /// An object value from its map.
+    pub fn object(map: Map) -> Value {
+        Value::Object(Arc::new(Object::new(map)))
+    }
+
+    /// Bytes this value counts for in the memory budget when it is stored
+    /// into a new array or object: strings by length, arrays and objects by
+    /// their logical size, scalars nothing beyond their slot.
+    #[inline]
+    pub fn logical_size(&self) -> u64 {
+        match self {
+            Value::String(s) => s.len() as u64,
+            Value::Array(a) => a.size,
+            Value::Object(o) => o.size,
+            Value::Regex(r) => r.pattern.len() as u64,
+            _ => 0,
+        }
+    }
+
+    /// Nesting depth: 0 for scalars, 1 + the deepest element for arrays and objects.
+    #[inline]
+    pub fn depth(&self) -> u32 {
+        match self {
+            Value::Array(a) => a.depth,
+            Value::Object(o) => o.depth,
+            _ => 0,
+        }
+    }
+
+    /// The number, if this is one.
+    #[inline]
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    #[inline]
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The array, if this is one.
+    #[inline]
+    pub fn as_array(&self) -> Option<&Arc<Array>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The object, if this is one.
+    #[inline]
+    pub fn as_object(&self) -> Option<&Arc<Object>> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+impl Array {
+    /// Wraps `items`, computing the logical size and depth (O(n), once).
+    pub fn new(items: Vec<Value>) -> Self {
+        let mut size = HEADER_BYTES;
+        let mut depth = 0;
+        for v in &items {
+            size = size.saturating_add(SLOT_BYTES + v.logical_size());
+            depth = depth.max(v.depth());
+        }
+        Array {
+            items,
+            size,
+            depth: depth + 1,
+        }
+    }
+
+    /// The elements.
+    #[inline]
+    pub fn items(&self) -> &[Value] {
+        &self.items
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Logical size in bytes (see the module doc).
+    pub fn logical_size(&self) -> u64 {
+        self.size
+    }
+
+    /// Nesting depth: `[]` is 1, `[[1]]` is 2.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The elements, by value (cloned only if the array is shared).
+    pub fn into_items(self: Arc<Self>) -> Vec<Value> {
+        match Arc::try_unwrap(self) {
+            Ok(a) => a.items,
+            Err(shared) => shared.items.clone(),
+        }
+    }
+}
+
+impl Object {
+    /// Wraps `map`, computing the logical size and depth (O(n), once).
+    pub fn new(map: Map) -> Self {
+        let mut size = HEADER_BYTES;
+        let mut depth = 0;
+        for (k, v) in &map {
+            size = size.saturating_add(SLOT_BYTES + k.len() as u64 + v.logical_size());
+            depth = depth.max(v.depth());
+        }
+        Object {
+            map,
+            size,
+            depth: depth + 1,
+        }
+    }
+
+    /// The map, in insertion order.
+    #[inline]
+    pub fn map(&self) -> &Map {
+        &self.map
+    }
+
+    /// The value of `key`, if present.
+    #[inline]
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.map.get(key)
+    }
+
+    /// The number of keys.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether there are no keys.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Logical size in bytes (see the module doc).
+    pub fn logical_size(&self) -> u64 {
+        self.size
+    }
+
+    /// Nesting depth: `{}` is 1, `{"a": {}}` is 2.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The map, by value (cloned only if the object is shared).
+    pub fn into_map(self: Arc<Self>) -> Map {
+        match Arc::try_unwrap(self) {
+            Ok(o) => o.map,
+            Err(shared) => shared.map.clone(),
+        }
+    }
+}
+
+impl Regex {
+    /// A regex value from its source pattern, flags (subset of `ims`) and
+    /// the compiled matcher (built by `stdlib::regex`).
+    pub fn new(pattern: impl Into<String>, flags: impl Into<String>, compiled: regex::Regex) -> Self {
+        Regex {
+            pattern: pattern.into(),
+            flags: flags.into(),
+            compiled,
+        }
+    }
+
+    /// The pattern as written between the slashes.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The flags, e.g. `"i"`.
+    pub fn flags(&self) -> &str {
+        &self.flags
+    }
+
+    /// The compiled matcher.
+    pub fn compiled(&self) -> &regex::Regex {
+        &self.compiled
+    }
+}
+
+/// Structural equality (the `==` of XPR): numbers by value, strings by
+/// content, arrays element-wise, objects by key set and values with key
+/// order ignored, regexes by pattern and flags, functions by identity.
+///
+/// Recursion is bounded by the values' depth, itself bounded by the depth
+/// budget when values are built.
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => Arc::ptr_eq(a, b) || a.items == b.items,
+            (Value::Object(a), Value::Object(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.map.len() == b.map.len()
+                        && a.map.iter().all(|(k, v)| b.map.get(k).is_some_and(|w| v == w)))
+            }
+            (Value::Regex(a), Value::Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
+            (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl From<f64> for Value {
+    fn from(n: f64) -> Self {
+        Value::Number(n)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.into())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s.into())
+    }
+}
+
+impl From<Vec<Value>> for Value {
+    fn from(items: Vec<Value>) -> Self {
+        Value::array(items)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_is_send_sync_and_small() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Value>();
+        assert!(size_of::<Value>() <= 24);
+    }
+
+    #[test]
+    fn shared_structure_counts_logically() {
+        let a = Value::array(vec![Value::from("abcd"); 10]);
+        let pair = Value::array(vec![a.clone(), a.clone()]);
+        assert_eq!(pair.logical_size(), HEADER_BYTES + 2 * (SLOT_BYTES + a.logical_size()));
+        assert_eq!(pair.depth(), 2);
+    }
+
+    #[test]
+    fn equality_is_structural_and_ignores_key_order() {
+        let mut m1 = Map::default();
+        m1.insert("a".into(), Value::from(1.0));
+        m1.insert("b".into(), Value::from(2.0));
+        let mut m2 = Map::default();
+        m2.insert("b".into(), Value::from(2.0));
+        m2.insert("a".into(), Value::from(1.0));
+        assert_eq!(Value::object(m1), Value::object(m2));
+        assert_ne!(Value::from(1.0), Value::from("1"));
+        assert!(!Value::from("").truthy() && Value::array(vec![]).truthy());
+    }
+}

@@ -1,0 +1,1 @@
+//! XPR: compile an expression once, run it against many records.

@@ -1,0 +1,2 @@
+//! The `xpr` command-line tool.
+fn main() {}
