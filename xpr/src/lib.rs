@@ -1,1 +1,42 @@
-//! XPR: compile an expression once, run it against many records.
+//! XPR: a sandboxed expression language for data pipelines, rule engines
+//! and agents. Compile an expression once, run it against many records.
+//!
+//! ```
+//! use xpr::{Engine, Value};
+//!
+//! let engine = Engine::new();
+//! let program = engine.compile("items.filter(x => x.price > 50).map(x => x.name)")?;
+//! let record: serde_json::Value = serde_json::json!({
+//!     "items": [{"name": "pen", "price": 3}, {"name": "desk", "price": 120}]
+//! });
+//! let result = program.run_json(&record)?;
+//! assert_eq!(result, Value::from(vec![Value::from("desk")]));
+//! # Ok::<(), xpr::Error>(())
+//! ```
+//!
+//! # Untrusted input
+//!
+//! An expression can do nothing but compute a value from its context: there
+//! is no I/O, no import, no access to the host. Whatever the expression and
+//! whatever the data, a run ends with a value or an [`Error`], never a panic,
+//! a stack overflow or a hang, within these budgets ([`Limits`]):
+//! - **length** of the source (characters) and **AST depth**, checked while parsing;
+//! - **fuel**: one unit per instruction plus each built-in's proportional cost;
+//! - **memory**: bytes of strings, arrays and objects a run creates, checked
+//!   before allocating, counting shared structure at its logical size;
+//! - **call depth** and **value nesting depth**;
+//! - a wall-clock **timeout** and a [`CancelHandle`] another thread can trigger.
+//!
+//! A host function cannot be interrupted while it runs: timeouts and
+//! cancellation take effect when it returns.
+
+mod diagnostic;
+mod engine;
+
+pub use diagnostic::render_error;
+pub use engine::{Engine, Limits, Program, Randomness, RunConfig};
+pub use xpr_vm::format::to_json_string;
+pub use xpr_vm::{
+    Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, Key, Map, Meter, Span, Value,
+    Vm,
+};

@@ -1,0 +1,39 @@
+//! `conformance [DIR...]`: runs every `*.yaml` suite in the given
+//! directories (default: the project's `conformance/cases/` plus the official
+//! suite and extra cases from `../shared` when present), prints failures, a
+//! per-suite table and `N passed, M failed, K skipped`. Exits 1 on any failure
+//! not in `conformance/known-failures.txt`, or when a listed case passes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let dirs = if args.is_empty() { conformance::default_dirs() } else { args };
+    let mut suites = Vec::new();
+    for dir in &dirs {
+        match conformance::load_dir(dir) {
+            Ok(mut s) => suites.append(&mut s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let results = conformance::run_suites(&conformance::engine(), &suites);
+    print!("{}", conformance::report(&results));
+    let known_text = std::fs::read_to_string(conformance::known_failures_path()).unwrap_or_default();
+    let known = conformance::known_failures(&known_text);
+    let (new_failures, fixed) = conformance::unexpected(&results, &known);
+    for (suite, name) in &fixed {
+        println!("listed as a known failure but did not fail: {suite} / {name}");
+    }
+    if !known.is_empty() {
+        println!("{} known failures listed", known.len());
+    }
+    if new_failures.is_empty() && fixed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,385 @@
+//! `Engine` (limits, host functions, clock, randomness) and the compiled
+//! `Program` it hands out.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::Duration;
+
+use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
+use xpr_vm::{
+    Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, HostFunction, Key, Meter,
+    RunOptions, Span, Value, Vm,
+};
+
+/// Every budget of a compile and a run. `None` means unlimited.
+///
+/// Defaults: the spec's limits (10,000 characters, AST depth 50, timeout
+/// 100 ms) and the VM's fuel, memory and depth defaults (see
+/// [`xpr_vm::Limits`]), which stop runaway expressions before the clock does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// Fuel units per run: one per instruction plus built-ins' proportional costs.
+    pub fuel: Option<u64>,
+    /// Bytes of strings, arrays and objects a run may create.
+    pub memory: Option<u64>,
+    /// Maximum nesting of function calls, counting calls from built-ins.
+    pub call_depth: u32,
+    /// Maximum nesting of arrays and objects built or read.
+    pub value_depth: u32,
+    /// Wall-clock time per run.
+    pub timeout: Option<Duration>,
+    /// Maximum source length, in characters.
+    pub max_length: Option<usize>,
+    /// Maximum AST depth (the root is depth 1; parentheses add none).
+    pub max_depth: Option<u32>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        let vm = xpr_vm::Limits::default();
+        let parse = ParseOptions::default();
+        Limits {
+            fuel: vm.fuel,
+            memory: vm.memory,
+            call_depth: vm.call_depth,
+            value_depth: vm.value_depth,
+            timeout: vm.timeout,
+            max_length: parse.max_length,
+            max_depth: parse.max_depth,
+        }
+    }
+}
+
+impl Limits {
+    fn vm(&self) -> xpr_vm::Limits {
+        xpr_vm::Limits {
+            fuel: self.fuel,
+            memory: self.memory,
+            call_depth: self.call_depth,
+            value_depth: self.value_depth,
+            timeout: self.timeout,
+        }
+    }
+
+    fn parse(&self) -> ParseOptions {
+        ParseOptions {
+            max_length: self.max_length,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+/// Where `random()` draws from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Randomness {
+    /// A fresh seed for every run, from the operating system's entropy.
+    Entropy,
+    /// The same seed for every run: reproducible replays and golden tests.
+    Seeded(u64),
+    /// `random()` is an error.
+    Disabled,
+}
+
+/// Compiles expressions with a fixed set of limits, host functions, clock
+/// and randomness. Cheap to clone; share one per configuration.
+#[derive(Clone)]
+pub struct Engine {
+    limits: Limits,
+    host: Vec<Arc<HostFunction>>,
+    clock: Clock,
+    randomness: Randomness,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("limits", &self.limits)
+            .field("host", &self.host)
+            .field("randomness", &self.randomness)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// An engine with default limits, the system clock and entropy-seeded randomness.
+    pub fn new() -> Self {
+        Engine {
+            limits: Limits::default(),
+            host: Vec::new(),
+            clock: Clock::System,
+            randomness: Randomness::Entropy,
+        }
+    }
+
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the limits.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Replaces the clock `now()` reads (once per run).
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Seeds `random()` (`Some`), or disables it (`None`).
+    pub fn with_seed(mut self, seed: Option<u64>) -> Self {
+        self.randomness = seed.map_or(Randomness::Disabled, Randomness::Seeded);
+        self
+    }
+
+    /// Sets where `random()` draws from.
+    pub fn with_randomness(mut self, randomness: Randomness) -> Self {
+        self.randomness = randomness;
+        self
+    }
+
+    /// Registers a host function callable from expressions as `name(...)`
+    /// (and `x |> name(...)`), after locals and built-ins. Each call costs
+    /// one fuel unit; a panic inside `f` is caught and reported as a host error.
+    ///
+    /// # Errors
+    /// When `name` is not an identifier, is a built-in (a host function
+    /// cannot shadow one), or is already registered.
+    pub fn register<F>(&mut self, name: &str, arity: Arity, f: F) -> Result<&mut Self, Error>
+    where
+        F: Fn(&[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
+    {
+        self.register_metered(name, arity, move |_, args| f(args))
+    }
+
+    /// Like [`Engine::register`], for a function that charges fuel for its own
+    /// work through the [`Meter`] (charged when it returns).
+    ///
+    /// # Errors
+    /// As [`Engine::register`].
+    pub fn register_metered<F>(&mut self, name: &str, arity: Arity, f: F) -> Result<&mut Self, Error>
+    where
+        F: Fn(&mut Meter, &[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
+    {
+        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let reject = |why: &str| Err(Error::new(ErrorKind::Host, format!("cannot register '{name}': {why}")));
+        if !valid || name == "let" || name == "true" || name == "false" || name == "null" {
+            return reject("not an identifier");
+        }
+        if xpr_vm::stdlib::function_id(name).is_some() || matches!(name, "PI" | "E") {
+            return reject("a built-in has that name");
+        }
+        if self.host.iter().any(|h| h.name == name) {
+            return reject("already registered");
+        }
+        let owned = name.to_string();
+        let callback = move |meter: &mut Meter, args: &[Value]| {
+            catch_unwind(AssertUnwindSafe(|| f(meter, args)))
+                .unwrap_or_else(|_| Err(HostError::new(format!("host function '{owned}' panicked"))))
+        };
+        self.host.push(Arc::new(HostFunction {
+            name: name.to_string(),
+            arity,
+            fuel_per_call: 1,
+            callback: Arc::new(callback),
+        }));
+        Ok(self)
+    }
+
+    /// Parses and compiles `source` once.
+    ///
+    /// # Errors
+    /// Parse errors (kind [`ErrorKind::Parse`], [`ErrorKind::Length`],
+    /// [`ErrorKind::Depth`]) and compile errors (for example an invalid regex literal).
+    pub fn compile(&self, source: &str) -> Result<Program, Error> {
+        let ast = xpr_syntax::parse_with(source, &self.limits.parse()).map_err(parse_error)?;
+        let env = xpr_compiler::CompileEnv {
+            host_functions: self.host.clone(),
+        };
+        let program = xpr_compiler::compile(&ast, &env)?;
+        Ok(Program {
+            program,
+            config: Arc::new(RunDefaults {
+                limits: self.limits.vm(),
+                clock: self.clock.clone(),
+                randomness: self.randomness,
+            }),
+        })
+    }
+
+    /// Compiles and runs `source` once against `context`.
+    ///
+    /// # Errors
+    /// Any compile or run error.
+    pub fn eval(&self, source: &str, context: &dyn Context) -> Result<Value, Error> {
+        self.compile(source)?.run(context)
+    }
+
+    /// The tokens the parser expected where `source` fails to parse, for
+    /// tools that repair expressions; empty when it parses.
+    pub fn expected_tokens(&self, source: &str) -> Vec<String> {
+        match xpr_syntax::parse_with(source, &self.limits.parse()) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.expected,
+        }
+    }
+}
+
+fn parse_error(e: ParseError) -> Error {
+    let kind = match e.kind {
+        ParseErrorKind::Syntax => ErrorKind::Parse,
+        ParseErrorKind::Length => ErrorKind::Length,
+        ParseErrorKind::Depth => ErrorKind::Depth,
+    };
+    Error::new(kind, e.message).at(Span::new(e.span.start, e.span.end))
+}
+
+#[derive(Clone)]
+struct RunDefaults {
+    limits: xpr_vm::Limits,
+    clock: Clock,
+    randomness: Randomness,
+}
+
+/// Per-run overrides of the engine's settings.
+#[derive(Debug, Clone, Default)]
+pub struct RunConfig {
+    /// Limits for this run instead of the engine's (the parse limits are ignored).
+    pub limits: Option<Limits>,
+    /// A handle another thread may use to cancel this run.
+    pub cancel: Option<CancelHandle>,
+    /// The seed for `random()` in this run.
+    pub seed: Option<u64>,
+    /// The instant `now()` returns in this run, in epoch milliseconds.
+    pub now_ms: Option<f64>,
+}
+
+/// A compiled expression: immutable, `Send + Sync`, cheap to clone, and
+/// runnable from many threads at once. `Display` is the bytecode listing.
+#[derive(Clone)]
+pub struct Program {
+    program: xpr_vm::Program,
+    config: Arc<RunDefaults>,
+}
+
+thread_local! {
+    static VM: RefCell<Vm> = RefCell::new(Vm::new());
+}
+
+fn entropy_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+impl Program {
+    fn options(&self, config: Option<&RunConfig>) -> RunOptions {
+        let d = &*self.config;
+        let limits = config
+            .and_then(|c| c.limits.as_ref())
+            .map_or_else(|| d.limits.clone(), Limits::vm);
+        let clock = match config.and_then(|c| c.now_ms) {
+            Some(ms) => Clock::Fixed(ms),
+            None => d.clock.clone(),
+        };
+        let random_seed = match (config.and_then(|c| c.seed), d.randomness) {
+            (Some(seed), _) => Some(seed),
+            (None, Randomness::Seeded(seed)) => Some(seed),
+            (None, Randomness::Entropy) => Some(entropy_seed()),
+            (None, Randomness::Disabled) => None,
+        };
+        RunOptions {
+            limits,
+            clock,
+            random_seed,
+            cancel: config.and_then(|c| c.cancel.clone()),
+        }
+    }
+
+    /// Runs against `context` on this thread's reusable VM.
+    ///
+    /// # Errors
+    /// Any run-time error: type errors, unknown names, budgets.
+    pub fn run(&self, context: &dyn Context) -> Result<Value, Error> {
+        let options = self.options(None);
+        VM.with(|vm| match vm.try_borrow_mut() {
+            Ok(mut vm) => vm.run(&self.program, context, &options),
+            // Re-entered from a host function on this thread: use a fresh VM.
+            Err(_) => Vm::new().run(&self.program, context, &options),
+        })
+    }
+
+    /// Runs with per-run overrides (limits, cancellation, seed, clock).
+    ///
+    /// # Errors
+    /// As [`Program::run`].
+    pub fn run_with(&self, context: &dyn Context, config: &RunConfig) -> Result<Value, Error> {
+        let options = self.options(Some(config));
+        VM.with(|vm| match vm.try_borrow_mut() {
+            Ok(mut vm) => vm.run(&self.program, context, &options),
+            Err(_) => Vm::new().run(&self.program, context, &options),
+        })
+    }
+
+    /// Runs on a VM the caller keeps (the zero-allocation path for hot loops).
+    ///
+    /// # Errors
+    /// As [`Program::run`].
+    pub fn run_in(&self, vm: &mut Vm, context: &dyn Context) -> Result<Value, Error> {
+        vm.run(&self.program, context, &self.options(None))
+    }
+
+    /// Runs against a JSON record (its top-level fields are the variables),
+    /// converting only the fields the program reads.
+    ///
+    /// # Errors
+    /// As [`Program::run`]; a record that is not a JSON object has no fields.
+    pub fn run_json(&self, record: &serde_json::Value) -> Result<Value, Error> {
+        match record {
+            serde_json::Value::Object(map) => self.run(map),
+            _ => self.run(&()),
+        }
+    }
+
+    /// The context fields the program reads (its free variables).
+    pub fn free_variables(&self) -> &[Key] {
+        self.program.free_variables()
+    }
+
+    /// The built-in and host functions the program calls by name.
+    pub fn functions(&self) -> Vec<&str> {
+        self.program.functions()
+    }
+
+    /// The underlying bytecode program.
+    pub fn bytecode(&self) -> &xpr_vm::Program {
+        &self.program
+    }
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.program, f)
+    }
+}
+
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Program").finish_non_exhaustive()
+    }
+}
