@@ -207,7 +207,12 @@ fn copy_braced(cs: &[char], i: usize, out: &mut String) -> Result<usize, String>
 /// Translates an escape that is not special to classes, at `cs[i] == '\\'`,
 /// into `out`. Returns the characters consumed. `in_class` selects the
 /// class-content form of Perl classes.
-fn translate_escape(cs: &[char], i: usize, out: &mut String, in_class: bool) -> Result<usize, String> {
+fn translate_escape(
+    cs: &[char],
+    i: usize,
+    out: &mut String,
+    in_class: bool,
+) -> Result<usize, String> {
     let Some(&c) = cs.get(i + 1) else {
         return Err("trailing backslash at end of pattern".to_string());
     };
@@ -246,7 +251,9 @@ fn translate_escape(cs: &[char], i: usize, out: &mut String, in_class: bool) -> 
             out.push(c);
             Ok(2)
         }
-        'Q' | 'E' if in_class => Err(format!("invalid escape sequence \\{c} in a character class")),
+        'Q' | 'E' if in_class => Err(format!(
+            "invalid escape sequence \\{c} in a character class"
+        )),
         _ => {
             out.push('\\');
             out.push(c);
@@ -284,7 +291,10 @@ fn translate_class(cs: &[char], i: usize, out: &mut String) -> Result<usize, Str
                     .find(|&k| cs.get(k) == Some(&':') && cs.get(k + 1) == Some(&']'));
                 match close {
                     Some(k) => {
-                        cs.iter().skip(j).take(k + 2 - j).for_each(|&ch| out.push(ch));
+                        cs.iter()
+                            .skip(j)
+                            .take(k + 2 - j)
+                            .for_each(|&ch| out.push(ch));
                         j = k + 2;
                     }
                     None => {
@@ -465,7 +475,12 @@ fn translate(pattern: &str) -> Result<String, String> {
 /// Translates a group opener at `cs[i] == '('`, pushing a frame for a
 /// capturing or non-capturing group (not for a flags-only `(?i)`).
 /// Returns the characters consumed.
-fn translate_group_open(cs: &[char], i: usize, out: &mut String, frames: &mut Vec<u64>) -> Result<usize, String> {
+fn translate_group_open(
+    cs: &[char],
+    i: usize,
+    out: &mut String,
+    frames: &mut Vec<u64>,
+) -> Result<usize, String> {
     if cs.get(i + 1) != Some(&'?') {
         out.push('(');
         frames.push(1);
@@ -476,7 +491,10 @@ fn translate_group_open(cs: &[char], i: usize, out: &mut String, frames: &mut Ve
         let end = (start..cs.len())
             .find(|&k| cs.get(k) == Some(&'>'))
             .ok_or_else(|| "unclosed group name".to_string())?;
-        cs.iter().skip(start).take(end + 1 - start).for_each(|&ch| out.push(ch));
+        cs.iter()
+            .skip(start)
+            .take(end + 1 - start)
+            .for_each(|&ch| out.push(ch));
         Ok(end + 1 - i)
     };
     match cs.get(i + 2) {
@@ -500,15 +518,23 @@ fn translate_group_open(cs: &[char], i: usize, out: &mut String, frames: &mut Ve
                 match cs.get(j) {
                     Some('i' | 'm' | 's' | 'U' | '-') => j += 1,
                     Some(')') => {
-                        cs.iter().skip(i).take(j + 1 - i).for_each(|&ch| out.push(ch));
+                        cs.iter()
+                            .skip(i)
+                            .take(j + 1 - i)
+                            .for_each(|&ch| out.push(ch));
                         return Ok(j + 1 - i);
                     }
                     Some(':') => {
-                        cs.iter().skip(i).take(j + 1 - i).for_each(|&ch| out.push(ch));
+                        cs.iter()
+                            .skip(i)
+                            .take(j + 1 - i)
+                            .for_each(|&ch| out.push(ch));
                         frames.push(1);
                         return Ok(j + 1 - i);
                     }
-                    Some(&other) => return Err(format!("invalid or unsupported Perl flag '{other}'")),
+                    Some(&other) => {
+                        return Err(format!("invalid or unsupported Perl flag '{other}'"));
+                    }
                     None => return Err("missing closing ) of a group".to_string()),
                 }
             }
@@ -562,12 +588,51 @@ pub fn find_value(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Value, Er
     }
 }
 
-/// All non-overlapping matches of `re` in `s`, left to right (an empty match
-/// right after a non-empty one is reported, as JavaScript's `matchAll` does).
+/// The byte offset of the character after the one at `i`, or `None` at the end.
+fn next_char(s: &str, i: usize) -> Option<usize> {
+    s.get(i..)?.chars().next().map(|c| i + c.len_utf8())
+}
+
+/// Matches as JavaScript's global regexes find them (`matchAll`, `replace`):
+/// search from the end of the previous match, and after an empty match one
+/// character further on. Unlike the crate's `find_iter`, an empty match
+/// right after a non-empty one is reported (`a*` in `"baaa"` gives `""`,
+/// `"aaa"`, `""`).
+struct JsMatches<'r, 's> {
+    re: &'r ::regex::Regex,
+    s: &'s str,
+    pos: Option<usize>,
+}
+
+impl<'s> Iterator for JsMatches<'_, 's> {
+    type Item = ::regex::Match<'s>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let m = self.re.find_at(self.s, self.pos?);
+        self.pos = match m {
+            Some(m) if m.is_empty() => next_char(self.s, m.end()),
+            Some(m) => Some(m.end()),
+            None => None,
+        };
+        m
+    }
+}
+
+fn js_matches<'r, 's>(re: &'r Regex, s: &'s str) -> JsMatches<'r, 's> {
+    JsMatches {
+        re: re.compiled(),
+        s,
+        pos: Some(0),
+    }
+}
+
+/// All non-overlapping matches of `re` in `s`, left to right, as
+/// JavaScript's `matchAll` finds them (an empty match right after a
+/// non-empty one is reported: `a*` in `"baaa"` gives `""`, `"aaa"`, `""`).
 /// Charges nothing: bounded by `s.len() + 1` matches; metered callers use
 /// [`match_all_values`].
 pub fn all_matches<'a>(re: &Regex, s: &'a str) -> Vec<&'a str> {
-    re.compiled().find_iter(s).map(|m| m.as_str()).collect()
+    js_matches(re, s).map(|m| m.as_str()).collect()
 }
 
 /// All non-overlapping matches of `re` in `s` as an array value of strings.
@@ -580,7 +645,7 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
     charge_scan(rt, s)?;
     rt.alloc(HEADER_BYTES)?;
     let mut items = Vec::new();
-    for m in re.compiled().find_iter(s) {
+    for m in js_matches(re, s) {
         let len = m.len() as u64;
         rt.fuel(1 + len / SCAN_BYTES_PER_FUEL)?;
         rt.alloc(SLOT_BYTES + len)?;
@@ -668,39 +733,48 @@ fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Err
 ///
 /// # Errors
 /// Fuel or memory errors.
-pub fn replace_all(rt: &mut dyn Runtime, re: &Regex, s: &str, replacement: &str) -> Result<String, Error> {
+pub fn replace_all(
+    rt: &mut dyn Runtime,
+    re: &Regex,
+    s: &str,
+    replacement: &str,
+) -> Result<String, Error> {
     charge_scan(rt, s)?;
     let compiled = re.compiled();
     let groups = compiled.captures_len().saturating_sub(1);
     let template = parse_template(replacement, groups);
-    let needs_groups = template.iter().any(|p| matches!(p, Piece::Group(n) if *n > 0));
+    let needs_groups = template
+        .iter()
+        .any(|p| matches!(p, Piece::Group(n) if *n > 0));
     let mut out = String::new();
     let mut last = 0;
-    if needs_groups {
-        for caps in compiled.captures_iter(s) {
-            let Some(whole) = caps.get(0) else { continue };
-            rt.fuel(1)?;
-            append(rt, &mut out, s.get(last..whole.start()).unwrap_or(""))?;
-            for piece in &template {
-                match piece {
-                    Piece::Text(t) => append(rt, &mut out, t)?,
-                    Piece::Group(n) => append(rt, &mut out, caps.get(*n).map_or("", |m| m.as_str()))?,
+    let mut locs = compiled.capture_locations();
+    let mut pos = Some(0);
+    while let Some(at) = pos {
+        let found = if needs_groups {
+            compiled.captures_read_at(&mut locs, s, at)
+        } else {
+            compiled.find_at(s, at)
+        };
+        let Some(m) = found else { break };
+        rt.fuel(1)?;
+        append(rt, &mut out, s.get(last..m.start()).unwrap_or(""))?;
+        for piece in &template {
+            match piece {
+                Piece::Text(t) => append(rt, &mut out, t)?,
+                Piece::Group(0) => append(rt, &mut out, m.as_str())?,
+                Piece::Group(n) => {
+                    let text = locs.get(*n).and_then(|(a, b)| s.get(a..b)).unwrap_or("");
+                    append(rt, &mut out, text)?;
                 }
             }
-            last = whole.end();
         }
-    } else {
-        for m in compiled.find_iter(s) {
-            rt.fuel(1)?;
-            append(rt, &mut out, s.get(last..m.start()).unwrap_or(""))?;
-            for piece in &template {
-                match piece {
-                    Piece::Text(t) => append(rt, &mut out, t)?,
-                    Piece::Group(_) => append(rt, &mut out, m.as_str())?,
-                }
-            }
-            last = m.end();
-        }
+        last = m.end();
+        pos = if m.is_empty() {
+            next_char(s, m.end())
+        } else {
+            Some(m.end())
+        };
     }
     append(rt, &mut out, s.get(last..).unwrap_or(""))?;
     Ok(out)
@@ -749,7 +823,10 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
         }
         if m.end() == p {
             // An empty match where the last piece ended: try one character on.
-            q = m.start() + s.get(m.start()..).and_then(|t| t.chars().next()).map_or(1, char::len_utf8);
+            match next_char(s, m.start()) {
+                Some(n) => q = n,
+                None => break,
+            }
             continue;
         }
         rt.fuel(1)?;
@@ -758,11 +835,7 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
             push(rt, &mut out, locs.get(g).and_then(|(a, b)| s.get(a..b)))?;
         }
         p = m.end();
-        q = if m.is_empty() {
-            p + s.get(p..).and_then(|t| t.chars().next()).map_or(1, char::len_utf8)
-        } else {
-            p
-        };
+        q = p;
     }
     push(rt, &mut out, s.get(p..))?;
     Ok(out)
@@ -773,7 +846,10 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
 /// The string argument `what` of `name`, or a type error.
 fn expect_str<'v>(name: &str, what: &str, v: &'v Value) -> Result<&'v str, Error> {
     v.as_str().ok_or_else(|| {
-        Error::type_error(format_args!("{name} expects a string as {what}, got {}", v.type_name()))
+        Error::type_error(format_args!(
+            "{name} expects a string as {what}, got {}",
+            v.type_name()
+        ))
     })
 }
 
@@ -791,28 +867,36 @@ fn pattern_arg(rt: &mut dyn Runtime, name: &str, v: &Value) -> Result<Arc<Regex>
 }
 
 fn fn_matches(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
-    let [s, p] = args else { return Err(arity_bug("matches")) };
+    let [s, p] = args else {
+        return Err(arity_bug("matches"));
+    };
     let s = expect_str("matches", "first argument", s)?;
     let re = pattern_arg(rt, "matches", p)?;
     is_match(rt, &re, s).map(Value::Bool)
 }
 
 fn fn_match(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
-    let [s, p] = args else { return Err(arity_bug("match")) };
+    let [s, p] = args else {
+        return Err(arity_bug("match"));
+    };
     let s = expect_str("match", "first argument", s)?;
     let re = pattern_arg(rt, "match", p)?;
     find_value(rt, &re, s)
 }
 
 fn fn_match_all(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
-    let [s, p] = args else { return Err(arity_bug("matchAll")) };
+    let [s, p] = args else {
+        return Err(arity_bug("matchAll"));
+    };
     let s = expect_str("matchAll", "first argument", s)?;
     let re = pattern_arg(rt, "matchAll", p)?;
     match_all_values(rt, &re, s)
 }
 
 fn fn_replace_pattern(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
-    let [s, p, r] = args else { return Err(arity_bug("replacePattern")) };
+    let [s, p, r] = args else {
+        return Err(arity_bug("replacePattern"));
+    };
     let s = expect_str("replacePattern", "first argument", s)?;
     let re = pattern_arg(rt, "replacePattern", p)?;
     let r = expect_str("replacePattern", "replacement", r)?;
@@ -823,9 +907,14 @@ fn method_test(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result
     let Value::Regex(re) = receiver else {
         return Err(super::no_such_method("test", receiver));
     };
-    let [s] = args else { return Err(arity_bug("test")) };
+    let [s] = args else {
+        return Err(arity_bug("test"));
+    };
     let s = s.as_str().ok_or_else(|| {
-        Error::type_error(format_args!("test expects a string argument, got {}", s.type_name()))
+        Error::type_error(format_args!(
+            "test expects a string argument, got {}",
+            s.type_name()
+        ))
     })?;
     is_match(rt, re, s).map(Value::Bool)
 }
@@ -833,7 +922,10 @@ fn method_test(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result
 /// Unreachable in practice: the registry checks arity before the call.
 #[cold]
 fn arity_bug(name: &str) -> Error {
-    Error::new(ErrorKind::Arity, format!("Wrong number of arguments for '{name}'"))
+    Error::new(
+        ErrorKind::Arity,
+        format!("Wrong number of arguments for '{name}'"),
+    )
 }
 
 #[cfg(test)]
@@ -842,14 +934,493 @@ mod tests {
     use crate::stdlib::testing::TestRuntime;
 
     fn re(p: &str) -> Regex {
-        match compile(p, "") {
+        re_flags(p, "")
+    }
+
+    fn re_flags(p: &str, f: &str) -> Regex {
+        match compile(p, f) {
             Ok(r) => r,
             Err(e) => panic!("{p}: {e}"),
         }
     }
 
+    fn rejected(p: &str) -> String {
+        match compile(p, "") {
+            Ok(_) => panic!("{p} should be rejected"),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Regex, "{p}");
+                assert!(
+                    e.message().contains("invalid regex"),
+                    "{p}: {}",
+                    e.message()
+                );
+                e.message().to_string()
+            }
+        }
+    }
+
+    fn call(name: &str, args: &[Value]) -> Result<Value, Error> {
+        let mut rt = TestRuntime::default();
+        let id = crate::stdlib::function_id(name).unwrap_or(u16::MAX);
+        crate::stdlib::call_function(&mut rt, id, args)
+    }
+
+    fn s(v: &str) -> Value {
+        Value::from(v)
+    }
+
+    fn strs(items: &[&str]) -> Value {
+        Value::array(items.iter().map(|&x| Value::from(x)).collect())
+    }
+
+    fn rx(p: &str) -> Value {
+        Value::Regex(Arc::new(re(p)))
+    }
+
+    fn type_err(r: Result<Value, Error>) {
+        match r {
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Type);
+                assert!(e.message().starts_with("Type error: "), "{}", e.message());
+            }
+            Ok(v) => panic!("expected a type error, got {v:?}"),
+        }
+    }
+
+    fn replace(p: &str, hay: &str, rep: &str) -> String {
+        let mut rt = TestRuntime::default();
+        match replace_all(&mut rt, &re(p), hay, rep) {
+            Ok(x) => x,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn split_strs(p: &str, hay: &str) -> Vec<Value> {
+        let mut rt = TestRuntime::default();
+        match split(&mut rt, &re(p), hay) {
+            Ok(x) => x,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     #[test]
-    fn compiles_basic() {
-        assert!(re(r"\d+").compiled().is_match("a1"));
+    fn ascii_perl_classes_like_re2() {
+        // Arabic-Indic digits, fullwidth digits, accented letters, NBSP.
+        assert!(!re(r"\d").compiled().is_match("٣"));
+        assert!(!re(r"\d").compiled().is_match("３"));
+        assert!(re(r"\d").compiled().is_match("3"));
+        assert!(re(r"\D").compiled().is_match("٣"));
+        assert!(!re(r"^\w$").compiled().is_match("é"));
+        assert!(re(r"^\W$").compiled().is_match("é"));
+        assert!(re(r"^\w+$").compiled().is_match("Az_09"));
+        assert!(!re(r"\s").compiled().is_match("\u{a0}"));
+        assert!(
+            !re(r"\s").compiled().is_match("\u{0b}"),
+            "RE2's \\s excludes \\v"
+        );
+        assert!(re(r"^\s+$").compiled().is_match(" \t\n\r\u{0c}"));
+        assert!(re(r"^\S$").compiled().is_match("\u{2003}"));
+    }
+
+    #[test]
+    fn ascii_perl_classes_inside_classes() {
+        assert!(!re(r"[\d]").compiled().is_match("٣"));
+        assert!(re(r"^[\dx]+$").compiled().is_match("1x2"));
+        assert!(!re(r"[\w-]").compiled().is_match("é"));
+        assert!(re(r"^[\w-]+$").compiled().is_match("a-b_c"));
+        assert!(re(r"^[\D]$").compiled().is_match("é"));
+        assert!(!re(r"^[^\d]$").compiled().is_match("5"));
+        assert!(re(r"^[^\D]$").compiled().is_match("5"));
+        assert!(!re(r"^[^\D]$").compiled().is_match("a"));
+        assert!(re(r"^[\s,]+$").compiled().is_match(" ,\t"));
+        assert!(re(r"^[^\S]$").compiled().is_match(" "));
+        assert!(re(r"^[\W]$").compiled().is_match("é"));
+    }
+
+    #[test]
+    fn escaped_backslash_is_not_a_class() {
+        // `\\d` is a literal backslash then `d`.
+        assert!(re(r"^\\d$").compiled().is_match(r"\d"));
+        assert!(!re(r"^\\d$").compiled().is_match("5"));
+        assert!(re(r"^[\\d]+$").compiled().is_match(r"d\d"));
+    }
+
+    #[test]
+    fn word_boundary_is_ascii() {
+        // RE2: é is not a word character, so there is a boundary before it.
+        assert_eq!(first_match(&re(r"\b\w+\b"), "éabc"), Some("abc"));
+        assert!(re(r"a\b").compiled().is_match("aé"));
+        assert!(re(r"\Ba").compiled().is_match("ba"));
+        assert!(!re(r"\Ba").compiled().is_match(" a"));
+        assert!(re(r"é\B").compiled().is_match("é!"));
+    }
+
+    #[test]
+    fn class_set_operators_rejected() {
+        assert!(rejected("[a&&b]").contains("&&"));
+        assert!(rejected("[a-z--m]").contains("--"));
+        assert!(rejected("[a~~b]").contains("~~"));
+        // Single characters and escaped ones are fine.
+        assert!(re(r"^[&~-]+$").compiled().is_match("&~-"));
+        assert!(re(r"^[\&\&]$").compiled().is_match("&"));
+        // Outside classes they are literal text.
+        assert!(re("a&&b--c~~").compiled().is_match("a&&b--c~~"));
+    }
+
+    #[test]
+    fn bracket_inside_class_is_literal() {
+        assert!(re(r"^[[]$").compiled().is_match("["));
+        assert!(re(r"^[a[b]+$").compiled().is_match("a[b"));
+        assert!(re(r"^[]a]+$").compiled().is_match("]a"));
+        assert!(re(r"^[^]a]$").compiled().is_match("b"));
+        assert!(re(r"^[[:alpha:]]+$").compiled().is_match("abc"));
+        assert!(!re(r"^[[:alpha:]]+$").compiled().is_match("a1"));
+        assert!(re(r"^[[:^digit:]]$").compiled().is_match("x"));
+    }
+
+    #[test]
+    fn invalid_patterns_rejected() {
+        rejected("[invalid");
+        rejected("[bad");
+        rejected("(abc");
+        rejected("abc)");
+        rejected("*a");
+        rejected(r"abc\");
+        rejected(r"(a)\1");
+        rejected(r"\8");
+        rejected("(?=a)");
+        rejected("(?!a)");
+        rejected("(?<=a)b");
+        rejected("(?<!a)b");
+        rejected("(?x)a b");
+        rejected("(?u)a");
+        rejected("(?P=n)");
+        rejected("a**");
+        rejected("a+*");
+        rejected("a{2}{3}");
+        rejected("a{2}*");
+        rejected("a{1001}");
+        rejected("a{5,3}");
+        rejected("[z-a]");
+        rejected(r"\pX{");
+        rejected(r"[\Q]\E]");
+        assert!(rejected("(?=a)").contains("lookahead"));
+    }
+
+    #[test]
+    fn huge_repetitions_rejected_fast() {
+        assert!(rejected("a{1000}{1000}").contains("repetition"));
+        assert!(rejected("(a{100}){100}").contains("1000"));
+        assert!(rejected("((a{10}){10}){11}").contains("1000"));
+        // Exactly 1000 is allowed by RE2.
+        assert!(re("(?:a{10}){100}").compiled().is_match(&"a".repeat(1000)));
+        assert!(re("(a{0}){1000}").compiled().is_match(""));
+        // Over the compiled-size limit: each \pL is hundreds of ranges.
+        assert!(rejected(r"\pL{1000}").contains("size limit"));
+        assert!(rejected(r"(\pL{50}|\w{50}){20}").contains("invalid regex"));
+        // Nesting limit.
+        let deep = format!("{}a{}", "(".repeat(200), ")".repeat(200));
+        rejected(&deep);
+    }
+
+    #[test]
+    fn re2_literal_rules() {
+        // `{` not starting a repetition is a literal.
+        assert!(re("^a{$").compiled().is_match("a{"));
+        assert!(re("^a{,5}$").compiled().is_match("a{,5}"));
+        assert!(re("^{x}$").compiled().is_match("{x}"));
+        assert!(re("^a{2,}$").compiled().is_match("aaa"));
+        assert!(re("^a{2,3}?$").compiled().is_match("aa"));
+        // \Q...\E quotes; an unterminated \Q runs to the end.
+        assert!(re(r"^\Qa.b*\E+$").compiled().is_match("a.b**"));
+        assert!(re(r"^\Q(x)").compiled().is_match("(x)"));
+        // Octal escapes.
+        assert!(re(r"^\101\0$").compiled().is_match("A\0"));
+        assert!(re(r"^\12$").compiled().is_match("\n"));
+        // \< and \> are the characters in RE2.
+        assert!(re(r"^\<a\>$").compiled().is_match("<a>"));
+        // Named groups, flags, lazy operators.
+        assert!(
+            re(r"(?P<y>\d{4})-(?<m>\d\d)")
+                .compiled()
+                .is_match("2024-01")
+        );
+        assert!(re(r"(?i)abc").compiled().is_match("ABC"));
+        assert!(re(r"(?i:a)b").compiled().is_match("Ab"));
+        assert!(!re(r"(?i:a)b").compiled().is_match("AB"));
+        assert!(re(r"(?s-i:a.)").compiled().is_match("a\n"));
+        assert_eq!(first_match(&re(r"(?U)a+"), "aaa"), Some("a"));
+        assert_eq!(first_match(&re(r"a+?"), "aaa"), Some("a"));
+        assert!(re(r"\x41\x{42}\p{Greek}\PL").compiled().is_match("ABα1"));
+    }
+
+    #[test]
+    fn flags() {
+        assert!(re_flags("hello", "i").compiled().is_match("HeLLo"));
+        assert!(!re("hello").compiled().is_match("HeLLo"));
+        assert!(re_flags("^b$", "m").compiled().is_match("a\nb\nc"));
+        assert!(!re("^b$").compiled().is_match("a\nb\nc"));
+        assert!(re_flags("a.b", "s").compiled().is_match("a\nb"));
+        assert!(!re("a.b").compiled().is_match("a\nb"));
+        let r = re_flags(r"\d", "im");
+        assert_eq!((r.pattern(), r.flags()), (r"\d", "im"));
+        match compile("a", "g") {
+            Err(e) => assert!(e.message().contains("invalid regex flags")),
+            Ok(_) => panic!("flag g accepted"),
+        }
+        // (?i) folds \w's letters as RE2 does, and keeps it ASCII-only.
+        assert!(re(r"(?i)^\w$").compiled().is_match("Q"));
+        assert!(!re(r"(?i)^\w$").compiled().is_match("É"));
+    }
+
+    #[test]
+    fn no_catastrophic_backtracking() {
+        let hay = format!("{}!", "a".repeat(5000));
+        assert!(!re("^(a|a)*$").compiled().is_match(&hay));
+        assert!(!re("^(a+)+$").compiled().is_match(&hay));
+    }
+
+    #[test]
+    fn template_parsing() {
+        assert_eq!(replace(r"(\w)(\w)", "ab", "$2$1"), "ba");
+        assert_eq!(
+            replace(r"(\w)", "ab", "$1a"),
+            "aaba",
+            "$1a is group 1 then 'a'"
+        );
+        assert_eq!(
+            replace(r"(b)", "abc", "[$10]"),
+            "a[b0]c",
+            "$10 with one group"
+        );
+        assert_eq!(replace(r"(b)", "abc", "[$01]"), "a[b]c");
+        assert_eq!(
+            replace(r"b", "abc", "[$1]"),
+            "a[$1]c",
+            "missing group is literal"
+        );
+        assert_eq!(replace(r"b", "abc", "[$0]"), "a[$0]c");
+        assert_eq!(replace(r"(b)", "abc", "[$00]"), "a[$00]c");
+        assert_eq!(replace(r"b", "abc", "[$$]"), "a[$]c");
+        assert_eq!(replace(r"b", "abc", "[$$1]"), "a[$1]c");
+        assert_eq!(replace(r"b", "abc", "[$&$&]"), "a[bb]c");
+        assert_eq!(replace(r"b", "abc", "$"), "a$c");
+        assert_eq!(replace(r"b", "abc", "x$"), "ax$c");
+        assert_eq!(replace(r"(?P<n>b)", "abc", "${n}$<n>$n"), "a${n}$<n>$nc");
+        assert_eq!(replace(r"b", "abc", "$`$'"), "a$`$'c");
+        assert_eq!(replace(r"b", "abc", "é$&é"), "aébéc");
+        let twelve = "(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)(l)";
+        assert_eq!(replace(twelve, "abcdefghijkl", "$12$11$10$9"), "lkji");
+        assert_eq!(replace(twelve, "abcdefghijkl", "$13"), "a3");
+        // A group that did not participate gives "".
+        assert_eq!(replace(r"(x)?b", "abc", "[$1]"), "a[]c");
+    }
+
+    #[test]
+    fn replace_all_matches_like_js() {
+        assert_eq!(replace("o", "hello world", "0"), "hell0 w0rld");
+        assert_eq!(
+            replace(r"(\d{4})-(\d{2})-(\d{2})", "2024-01-15", "$3/$2/$1"),
+            "15/01/2024"
+        );
+        assert_eq!(replace("a*", "baaa", "X"), "XbXX");
+        assert_eq!(replace("", "ab", "-"), "-a-b-");
+        assert_eq!(replace("", "é😀", "-"), "-é-😀-");
+        assert_eq!(replace("x", "", "y"), "");
+        assert_eq!(replace("", "", "y"), "y");
+    }
+
+    #[test]
+    fn split_like_js() {
+        let v = |xs: &[&str]| xs.iter().map(|&x| Value::from(x)).collect::<Vec<_>>();
+        assert_eq!(split_strs(r"\d+", "a1b2c3"), v(&["a", "b", "c", ""]));
+        assert_eq!(split_strs("l", "hello"), v(&["he", "", "o"]));
+        assert_eq!(split_strs("x*", "abc"), v(&["a", "b", "c"]));
+        assert_eq!(split_strs("", "aé😀"), v(&["a", "é", "😀"]));
+        assert_eq!(split_strs(",", ""), v(&[""]));
+        assert_eq!(split_strs("x*", ""), v(&[]));
+        assert_eq!(split_strs(",", "a,b,"), v(&["a", "b", ""]));
+        assert_eq!(split_strs(",", ",a"), v(&["", "a"]));
+        assert_eq!(split_strs(r"\s*", "a b"), v(&["a", "b"]));
+        // Captured groups are inserted; a group that did not take part is null.
+        let got = split_strs(r"(\d)|(-)", "a1b-c");
+        assert_eq!(
+            got,
+            vec![
+                s("a"),
+                s("1"),
+                Value::Null,
+                s("b"),
+                Value::Null,
+                s("-"),
+                s("c")
+            ]
+        );
+    }
+
+    #[test]
+    fn match_all_like_js() {
+        let mut rt = TestRuntime::default();
+        let got = match_all_values(&mut rt, &re("a*"), "baaa").ok();
+        assert_eq!(got, Some(strs(&["", "aaa", ""])));
+        assert_eq!(all_matches(&re(r"\d+"), "a1b22"), vec!["1", "22"]);
+        assert_eq!(all_matches(&re(""), "é"), vec!["", ""]);
+    }
+
+    #[test]
+    fn global_functions() {
+        assert_eq!(
+            call("matches", &[s("hello 42"), s(r"\d+")]).ok(),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            call("matches", &[s("hello"), s(r"\d+")]).ok(),
+            Some(Value::Bool(false))
+        );
+        assert_eq!(
+            call("matches", &[s("Hello"), s("(?i)hello")]).ok(),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            call("matches", &[s("Hello"), rx("hello")]).ok(),
+            Some(Value::Bool(false))
+        );
+        let ci = Value::Regex(Arc::new(re_flags("hello", "i")));
+        assert_eq!(
+            call("matches", &[s("Hello"), ci]).ok(),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            call("match", &[s("order-123"), s(r"\d+")]).ok(),
+            Some(s("123"))
+        );
+        assert_eq!(
+            call("match", &[s("none"), s(r"\d+")]).ok(),
+            Some(Value::Null)
+        );
+        assert_eq!(call("match", &[s("x٣5"), rx(r"\d")]).ok(), Some(s("5")));
+        assert_eq!(
+            call("matchAll", &[s("a1b2c3"), s(r"\d+")]).ok(),
+            Some(strs(&["1", "2", "3"]))
+        );
+        assert_eq!(call("matchAll", &[s(""), s(r"\d+")]).ok(), Some(strs(&[])));
+        assert_eq!(
+            call(
+                "replacePattern",
+                &[s("2024-01-15"), s(r"(\d+)-(\d+)-(\d+)"), s("$3/$2/$1")]
+            )
+            .ok(),
+            Some(s("15/01/2024"))
+        );
+        assert_eq!(
+            call("replacePattern", &[s("abc"), rx("."), s("X")]).ok(),
+            Some(s("XXX"))
+        );
+    }
+
+    #[test]
+    fn global_function_errors() {
+        type_err(call("matches", &[Value::from(42.0), s(r"\d+")]));
+        type_err(call("match", &[Value::Null, s("x")]));
+        type_err(call("matchAll", &[Value::from(true), s("x")]));
+        type_err(call("replacePattern", &[Value::from(42.0), s("x"), s("y")]));
+        type_err(call("matches", &[s("a"), Value::from(1.0)]));
+        type_err(call("match", &[s("a"), Value::Null]));
+        type_err(call("replacePattern", &[s("a"), s("a"), Value::from(1.0)]));
+        for f in ["matches", "match", "matchAll"] {
+            match call(f, &[s("test"), s("[invalid")]) {
+                Err(e) => {
+                    assert_eq!(e.kind(), ErrorKind::Regex);
+                    assert!(
+                        e.message().starts_with("invalid regex pattern: "),
+                        "{}",
+                        e.message()
+                    );
+                    assert!(!e.message().contains('\n'));
+                }
+                Ok(v) => panic!("{f}: {v:?}"),
+            }
+        }
+        match call("matches", &[s("a")]) {
+            Err(e) => assert_eq!(
+                e.message(),
+                "Wrong number of arguments for 'matches': expected 2, got 1"
+            ),
+            Ok(v) => panic!("{v:?}"),
+        }
+        match call("replacePattern", &[s("a"), s("a")]) {
+            Err(e) => assert_eq!(e.kind(), ErrorKind::Arity),
+            Ok(v) => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn test_method() {
+        let mut rt = TestRuntime::default();
+        let id = crate::stdlib::method_id("test").unwrap_or(u16::MAX);
+        let r = rx(r"\d+");
+        let mut t = |arg: Value| crate::stdlib::call_method(&mut rt, id, &r, &[arg]);
+        assert_eq!(t(s("abc123")).ok(), Some(Value::Bool(true)));
+        assert_eq!(t(s("abc")).ok(), Some(Value::Bool(false)));
+        assert_eq!(t(s("")).ok(), Some(Value::Bool(false)));
+        type_err(t(Value::from(42.0)));
+        type_err(t(Value::Null));
+        // `test` on a string is no method of strings.
+        let mut rt = TestRuntime::default();
+        match crate::stdlib::call_method(&mut rt, id, &s("x"), &[s("x")]) {
+            Err(e) => assert!(e.message().contains("cannot call method 'test' on string")),
+            Ok(v) => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn fuel_scales_with_haystack() {
+        let hay = "a".repeat(16_000);
+        let mut rt = TestRuntime::default();
+        assert!(is_match(&mut rt, &re("b"), &hay).is_ok());
+        assert_eq!(rt.fuel_used, 1 + 1000);
+        let mut small = TestRuntime::default();
+        assert!(is_match(&mut small, &re("b"), "aaaa").is_ok());
+        assert_eq!(small.fuel_used, 1);
+        // A tight budget stops the scan.
+        let mut tight = TestRuntime {
+            fuel_limit: Some(100),
+            ..TestRuntime::default()
+        };
+        match match_all_values(&mut tight, &re("a"), &hay) {
+            Err(e) => assert_eq!(e.kind(), ErrorKind::Fuel),
+            Ok(_) => panic!("fuel not charged"),
+        }
+    }
+
+    #[test]
+    fn memory_charged_before_building() {
+        let hay = "ab".repeat(1000);
+        let mut rt = TestRuntime::default();
+        let got = match_all_values(&mut rt, &re("ab"), &hay).ok();
+        assert_eq!(
+            got.as_ref().and_then(|v| v.as_array()).map(|a| a.len()),
+            Some(1000)
+        );
+        assert_eq!(rt.bytes_used, HEADER_BYTES + 1000 * (SLOT_BYTES + 2));
+        let mut limited = TestRuntime {
+            memory_limit: Some(1000),
+            ..TestRuntime::default()
+        };
+        match replace_all(&mut limited, &re("a"), &hay, "xxxxxxxx") {
+            Err(e) => assert_eq!(e.kind(), ErrorKind::Memory),
+            Ok(_) => panic!("memory not charged"),
+        }
+        let mut limited = TestRuntime {
+            memory_limit: Some(1000),
+            ..TestRuntime::default()
+        };
+        match split(&mut limited, &re(""), &hay) {
+            Err(e) => assert_eq!(e.kind(), ErrorKind::Memory),
+            Ok(_) => panic!("memory not charged"),
+        }
+        let mut rt = TestRuntime::default();
+        assert_eq!(find_value(&mut rt, &re("b+"), "abbb").ok(), Some(s("bbb")));
+        assert_eq!(rt.bytes_used, 3);
     }
 }
