@@ -1,3 +1,210 @@
-//! XPR v0.5 syntax: lexer and LALRPOP grammar producing an [`ast::Expr`].
+//! XPR v0.5 syntax: a lexer and a LALRPOP grammar turning source text into
+//! an [`ast::Expr`], and a printer turning an AST back into source.
+//!
+//! ```
+//! use xpr_syntax::{parse, print};
+//!
+//! let ast = parse("items.filter(x => x.price > 50) |> count()").unwrap();
+//! assert_eq!(print(&ast), "items.filter(x => x.price > 50) |> count()");
+//! assert_eq!(parse("1 +").unwrap_err().to_string(), "Unexpected end of expression at position 3");
+//! ```
+//!
+//! # Untrusted input
+//!
+//! Any text may be parsed: every failure is a [`ParseError`] with a message
+//! and a character position, never a panic. Work is bounded: the length
+//! limit is checked before anything else (counting characters only when the
+//! byte length exceeds it), lexing is linear and yields at most one token
+//! per character, and the depth limit is enforced while lexing (bracket and
+//! prefix-operator nesting) and while parsing (every node's depth is known
+//! when it is built), so no tree deeper than the limit is ever built, and
+//! the parser itself (LALRPOP's table-driven LR) never recurses.
 
 pub mod ast;
+mod error;
+pub mod lexer;
+mod nodes;
+mod printer;
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, missing_docs, unused_parens, dead_code)]
+    grammar
+);
+
+pub use ast::Span;
+pub use error::{ParseError, ParseErrorKind};
+pub use printer::print;
+
+use lexer::{Lexed, Tok};
+
+/// The greatest nesting depth the parser ever accepts, whatever
+/// [`ParseOptions::max_depth`] says (including `None`). It keeps every
+/// recursive walk of an AST (printing, compiling, dropping) within a small
+/// stack.
+pub const DEPTH_CEILING: u32 = 1_000;
+
+/// Limits applied while parsing (spec "Limits").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Maximum source length in **characters**; `None` means unlimited.
+    /// Default `Some(10_000)`. Longer sources fail with
+    /// [`ParseErrorKind::Length`] before any lexing.
+    pub max_length: Option<usize>,
+    /// Maximum AST depth: the root is depth 1, each nested node adds 1,
+    /// parentheses and the `OptionalChain` wrapper add none. Default
+    /// `Some(50)`; `None` means [`DEPTH_CEILING`], which also caps larger
+    /// values. Deeper expressions fail with [`ParseErrorKind::Depth`]
+    /// (`Expression depth limit exceeded`). Bracket nesting (`(`, `[`, `{`,
+    /// `${`) deeper than the limit is reported the same way.
+    pub max_depth: Option<u32>,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_length: Some(10_000),
+            max_depth: Some(50),
+        }
+    }
+}
+
+/// Parses `src` with the default [`ParseOptions`] (10,000 characters,
+/// depth 50).
+///
+/// # Errors
+/// A [`ParseError`] for text that is not an XPR v0.5 expression or breaks a
+/// limit; see [`parse_with`].
+pub fn parse(src: &str) -> Result<ast::Expr, ParseError> {
+    parse_with(src, &ParseOptions::default())
+}
+
+/// Parses `src` into an AST under `opts` (spec "EBNF Grammar", "Limits").
+///
+/// # Errors
+/// - [`ParseErrorKind::Length`] when `src` has more than `max_length`
+///   characters (position: the limit);
+/// - [`ParseErrorKind::Depth`] when the AST or the bracket nesting is deeper
+///   than `max_depth` (`Expression depth limit exceeded`);
+/// - [`ParseErrorKind::Syntax`] otherwise, with the spec's messages:
+///   `Unexpected token 'X'`, `Unexpected end of expression`,
+///   `Unmatched '('`, `Unterminated string`,
+///   `Expected '=' after let binding name`, `Expected expression after ';'`,
+///   `duplicate binding 'a'`, `Invalid escape sequence '\q'`,
+///   `Number out of range: 1e400`, ... Positions are character offsets.
+pub fn parse_with(src: &str, opts: &ParseOptions) -> Result<ast::Expr, ParseError> {
+    let limit = opts.max_length.unwrap_or(usize::MAX);
+    if src.len() > limit || src.len() > u32::MAX as usize {
+        let chars = src.chars().count();
+        if chars > limit {
+            return Err(ParseError::length(chars, limit));
+        }
+        if chars > u32::MAX as usize {
+            return Err(ParseError::length(chars, u32::MAX as usize));
+        }
+    }
+    let max = opts.max_depth.unwrap_or(DEPTH_CEILING).min(DEPTH_CEILING);
+    let lexed = lexer::tokenize(src, max);
+    let tokens = lexed
+        .tokens
+        .iter()
+        .cloned()
+        .map(Ok)
+        .chain(lexed.error.clone().map(Err));
+    match grammar::ExprParser::new().parse(max, tokens) {
+        Ok(n) => Ok(n.e),
+        Err(e) => Err(convert(e, src, &lexed)),
+    }
+}
+
+/// The source text of a token for `Unexpected token '...'` (at most 30
+/// characters).
+fn token_text(src: &str, l: u32, r: u32) -> String {
+    let len = (r.saturating_sub(l)) as usize;
+    let mut s: String = src.chars().skip(l as usize).take(len.min(30)).collect();
+    if len > 30 {
+        s.push_str("...");
+    }
+    s
+}
+
+fn expected_list(expected: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in expected {
+        let e = e.trim_matches('"').to_string();
+        let e = match e.as_str() {
+            "arrow (" => "(".to_string(),
+            "template head" | "template middle" | "template tail" => "template".to_string(),
+            _ => e,
+        };
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+fn closer(open: &str) -> &'static str {
+    match open {
+        "(" => ")",
+        "[" => "]",
+        "{" => "}",
+        _ => "}",
+    }
+}
+
+fn is_semi_before(lexed: &Lexed, at: u32) -> Option<u32> {
+    let idx = lexed.tokens.partition_point(|t| t.0 < at);
+    let prev = idx.checked_sub(1).and_then(|i| lexed.tokens.get(i))?;
+    (prev.1 == Tok::Semi).then_some(prev.0)
+}
+
+fn convert(
+    e: lalrpop_util::ParseError<u32, Tok, ParseError>,
+    src: &str,
+    lexed: &Lexed,
+) -> ParseError {
+    use lalrpop_util::ParseError as P;
+    match e {
+        P::User { error } => error,
+        P::UnrecognizedEof { expected, .. } => {
+            let expected = expected_list(expected);
+            let end = lexed.len;
+            let mut err = if let Some(semi) = is_semi_before(lexed, end.saturating_add(1)) {
+                ParseError::syntax("Expected expression after ';'", Span::new(semi, semi + 1))
+            } else if let Some(&(open, at)) = lexed.unclosed.last()
+                && expected.iter().any(|x| x == closer(open))
+            {
+                ParseError::syntax(format!("Unmatched '{open}'"), Span::new(at, at + 1))
+            } else {
+                ParseError::syntax("Unexpected end of expression", Span::new(end, end))
+            };
+            err.expected = expected;
+            err
+        }
+        P::UnrecognizedToken {
+            token: (l, _, r),
+            expected,
+        } => {
+            let expected = expected_list(expected);
+            let mut err = if expected.len() == 1 && expected.first().is_some_and(|x| x == "=") {
+                ParseError::syntax("Expected '=' after let binding name", Span::new(l, r))
+            } else if let Some(semi) = is_semi_before(lexed, l) {
+                ParseError::syntax("Expected expression after ';'", Span::new(semi, semi + 1))
+            } else {
+                ParseError::syntax(
+                    format!("Unexpected token '{}'", token_text(src, l, r)),
+                    Span::new(l, r),
+                )
+            };
+            err.expected = expected;
+            err
+        }
+        P::ExtraToken { token: (l, _, r) } => ParseError::syntax(
+            format!("Unexpected token '{}'", token_text(src, l, r)),
+            Span::new(l, r),
+        ),
+        P::InvalidToken { location } => {
+            ParseError::syntax("Unexpected token", Span::new(location, location + 1))
+        }
+    }
+}
