@@ -4,15 +4,21 @@
 
 pub mod context;
 pub mod error;
+pub mod format;
 pub mod function;
+pub mod json;
+pub mod limits;
 pub mod program;
 pub mod runtime;
 pub mod stdlib;
 pub mod value;
+pub mod vm;
 
 pub use context::Context;
 pub use error::{Error, ErrorKind, Span};
 pub use function::{Arity, Function, HostError, HostFunction, Meter};
-pub use program::Program;
+pub use limits::{CancelHandle, Clock, Limits, RunOptions};
+pub use program::{Op, Program};
 pub use runtime::Runtime;
 pub use value::{Array, Key, Map, Object, Regex, Value};
+pub use vm::Vm;

@@ -1,0 +1,588 @@
+//! JSON in and out: conversions between [`Value`] and `serde_json::Value`,
+//! serde `Serialize` / `Deserialize` for [`Value`], and the
+//! [`Context`](crate::Context) implementation for `serde_json` maps.
+//!
+//! Host data is untrusted (issue: sandbox, "hostile host data"):
+//! - every conversion is bounded by [`MAX_DEPTH`] levels of nesting and
+//!   fails with a [`ErrorKind::Depth`] error past it, never by overflowing
+//!   the stack (`serde_json::from_str` has its own limit of 128 levels,
+//!   which fails first when parsing text);
+//! - a number outside the range of an f64 (`1e400`, which `serde_json`
+//!   itself already rejects when parsing text) is an
+//!   [`ErrorKind::Value`] error, never an infinity;
+//! - duplicate keys in JSON text: the last value wins, at the position of
+//!   the first (as `JSON.parse`).
+//!
+//! Going out, integral numbers of magnitude up to 2^53 become JSON integers
+//! (`100`, not `100.0`), the others JSON floats; a regex or a function has no
+//! JSON form (a [`ErrorKind::Type`] error). For JSON *text* with JavaScript
+//! number spelling everywhere, use [`crate::format::to_json_string`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::ser::{self, SerializeMap, SerializeSeq};
+
+use crate::context::Context;
+use crate::error::{Error, ErrorKind};
+use crate::value::{Key, Map, Value};
+
+/// The deepest nesting of arrays and objects a conversion accepts: the VM's
+/// default value-depth budget. `[]` is 1 level, `[[]]` is 2.
+pub const MAX_DEPTH: u32 = 1000;
+
+/// Integral numbers up to this magnitude are written as JSON integers.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
+
+fn depth_error() -> Error {
+    Error::new(
+        ErrorKind::Depth,
+        format!("Value depth limit exceeded: JSON nested deeper than {MAX_DEPTH} levels"),
+    )
+}
+
+fn range_error(text: impl fmt::Display) -> Error {
+    Error::new(ErrorKind::Value, format!("Number out of range: {text}"))
+}
+
+impl Value {
+    /// Converts a `serde_json::Value` into an XPR value: null, booleans,
+    /// numbers (as f64), strings, arrays and objects (keys in the map's
+    /// order, which is insertion order with `preserve_order`).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Depth`] when nested deeper than [`MAX_DEPTH`] levels;
+    /// [`ErrorKind::Value`] `Number out of range` for a number that is not
+    /// a finite f64 (possible only with serde_json's `arbitrary_precision`).
+    pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
+        from_json_at(json, 0)
+    }
+
+    /// Converts this value to a `serde_json::Value` (see [`to_json`]).
+    ///
+    /// # Errors
+    /// As [`to_json`].
+    pub fn to_json(&self) -> Result<serde_json::Value, Error> {
+        to_json(self)
+    }
+}
+
+/// `depth`: how many arrays and objects enclose `json`.
+fn from_json_at(json: &serde_json::Value, depth: u32) -> Result<Value, Error> {
+    Ok(match json {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => Value::Number(number_from_json(n)?),
+        serde_json::Value::String(s) => Value::String(Key::from(s.as_str())),
+        serde_json::Value::Array(items) => {
+            if depth >= MAX_DEPTH {
+                return Err(depth_error());
+            }
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                out.push(from_json_at(item, depth + 1)?);
+            }
+            Value::array(out)
+        }
+        serde_json::Value::Object(fields) => {
+            if depth >= MAX_DEPTH {
+                return Err(depth_error());
+            }
+            let mut map = Map::with_capacity_and_hasher(fields.len(), Default::default());
+            for (k, v) in fields {
+                map.insert(Key::from(k.as_str()), from_json_at(v, depth + 1)?);
+            }
+            Value::object(map)
+        }
+    })
+}
+
+fn number_from_json(n: &serde_json::Number) -> Result<f64, Error> {
+    match n.as_f64() {
+        Some(x) if x.is_finite() => Ok(x),
+        _ => Err(range_error(n)),
+    }
+}
+
+/// A JSON number for `n`: an integer when `n` is integral and at most 2^53
+/// in magnitude (`-0` becomes `0`), otherwise a float.
+fn number_to_json(n: f64) -> Result<serde_json::Number, Error> {
+    if n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER {
+        // Exact: integral and within the range where every integer is an f64.
+        return Ok(serde_json::Number::from(n as i64));
+    }
+    serde_json::Number::from_f64(n).ok_or_else(|| range_error(n))
+}
+
+/// Converts an XPR value to a `serde_json::Value`.
+///
+/// # Errors
+/// [`ErrorKind::Type`] `Type error: cannot convert regex to JSON` (or
+/// `function`) when `v` is or contains one; [`ErrorKind::Depth`] when `v` is
+/// nested deeper than [`MAX_DEPTH`] (checked once, in O(1), from the depth
+/// the value carries); [`ErrorKind::Value`] for a non-finite number (which
+/// XPR values never hold).
+pub fn to_json(v: &Value) -> Result<serde_json::Value, Error> {
+    if v.depth() > MAX_DEPTH {
+        return Err(depth_error());
+    }
+    to_json_unchecked(v)
+}
+
+/// Recursion bounded by `v.depth()`, checked by the caller.
+fn to_json_unchecked(v: &Value) -> Result<serde_json::Value, Error> {
+    Ok(match v {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Number(n) => serde_json::Value::Number(number_to_json(*n)?),
+        Value::String(s) => serde_json::Value::String(s.to_string()),
+        Value::Array(a) => {
+            serde_json::Value::Array(a.items().iter().map(to_json_unchecked).collect::<Result<_, _>>()?)
+        }
+        Value::Object(o) => {
+            let mut map = serde_json::Map::with_capacity(o.len());
+            for (k, v) in o.map() {
+                map.insert(k.to_string(), to_json_unchecked(v)?);
+            }
+            serde_json::Value::Object(map)
+        }
+        Value::Regex(_) => return Err(Error::type_error("cannot convert regex to JSON")),
+        Value::Function(_) => return Err(Error::type_error("cannot convert function to JSON")),
+    })
+}
+
+impl TryFrom<&serde_json::Value> for Value {
+    type Error = Error;
+
+    /// Same as [`Value::from_json`].
+    fn try_from(json: &serde_json::Value) -> Result<Self, Error> {
+        Value::from_json(json)
+    }
+}
+
+impl TryFrom<&Value> for serde_json::Value {
+    type Error = Error;
+
+    /// Same as [`to_json`].
+    fn try_from(v: &Value) -> Result<Self, Error> {
+        to_json(v)
+    }
+}
+
+// ----------------------------------------------------------------- Serialize
+
+/// Serializes as JSON data would be: null, bool, numbers (integral numbers
+/// up to 2^53 in magnitude as `i64`, others as `f64`), strings, sequences,
+/// maps in insertion order.
+///
+/// # Errors
+/// A serializer error (`S::Error::custom`) for a regex, a function, or a
+/// value nested deeper than [`MAX_DEPTH`].
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.depth() > MAX_DEPTH {
+            return Err(ser::Error::custom(depth_error().message()));
+        }
+        Unchecked(self).serialize(serializer)
+    }
+}
+
+/// A value whose depth was checked at the top.
+struct Unchecked<'a>(&'a Value);
+
+impl serde::Serialize for Unchecked<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Null => serializer.serialize_unit(),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::Number(n) => {
+                if n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER {
+                    serializer.serialize_i64(*n as i64)
+                } else {
+                    serializer.serialize_f64(*n)
+                }
+            }
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Array(a) => {
+                let mut seq = serializer.serialize_seq(Some(a.len()))?;
+                for item in a.items() {
+                    seq.serialize_element(&Unchecked(item))?;
+                }
+                seq.end()
+            }
+            Value::Object(o) => {
+                let mut map = serializer.serialize_map(Some(o.len()))?;
+                for (k, v) in o.map() {
+                    map.serialize_entry(&**k, &Unchecked(v))?;
+                }
+                map.end()
+            }
+            Value::Regex(_) => Err(ser::Error::custom("Type error: cannot convert regex to JSON")),
+            Value::Function(_) => Err(ser::Error::custom("Type error: cannot convert function to JSON")),
+        }
+    }
+}
+
+// --------------------------------------------------------------- Deserialize
+
+/// Builds values straight from the deserializer's events (no intermediate
+/// tree): `serde_json::from_str::<Value>(text)` parses JSON text into an XPR
+/// value in one pass.
+///
+/// # Errors
+/// The deserializer's error for malformed input; `Number out of range` for
+/// a non-finite float; a depth error past [`MAX_DEPTH`] levels (serde_json's
+/// own limit of 128 applies first unless disabled).
+impl<'de> serde::Deserialize<'de> for Value {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Seed { depth: 0 }.deserialize(deserializer)
+    }
+}
+
+/// Deserializes one value enclosed by `depth` arrays and objects.
+#[derive(Clone, Copy)]
+struct Seed {
+    depth: u32,
+}
+
+impl<'de> DeserializeSeed<'de> for Seed {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Seed {
+    fn nested<E: de::Error>(self) -> Result<Seed, E> {
+        if self.depth >= MAX_DEPTH {
+            Err(E::custom(depth_error().message()))
+        } else {
+            Ok(Seed { depth: self.depth + 1 })
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Seed {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        self.deserialize(deserializer)
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_i128<E: de::Error>(self, n: i128) -> Result<Value, E> {
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_u128<E: de::Error>(self, n: u128) -> Result<Value, E> {
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        if n.is_finite() {
+            Ok(Value::Number(n))
+        } else {
+            Err(E::custom(range_error(n).message()))
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(Key::from(s)))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(Key::from(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.nested()?;
+        // Cap the pre-allocation: the size hint comes from the input.
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Value::array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let inner = self.nested()?;
+        let mut map = Map::with_capacity_and_hasher(access.size_hint().unwrap_or(0).min(4096), Default::default());
+        while let Some(key) = access.next_key_seed(KeySeed)? {
+            let value = access.next_value_seed(inner)?;
+            map.insert(key, value);
+        }
+        Ok(Value::object(map))
+    }
+}
+
+/// Deserializes an object key straight into a [`Key`].
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
+        Ok(Arc::from(s))
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Key, E> {
+        Ok(Arc::from(s))
+    }
+}
+
+// ------------------------------------------------------------------ Context
+
+/// A JSON object record as a context: looking up a name converts only that
+/// field (and what it contains), never the whole record.
+///
+/// A field that cannot be converted (nested deeper than [`MAX_DEPTH`], or a
+/// non-finite number under `arbitrary_precision`) reads as absent: the trait
+/// has no error channel. Hosts that need the error convert with
+/// [`Value::from_json`] first.
+impl Context for serde_json::Map<String, serde_json::Value> {
+    fn get(&self, name: &str) -> Option<Value> {
+        serde_json::Map::get(self, name).and_then(|v| Value::from_json(v).ok())
+    }
+}
+
+/// A JSON value as a context: an object's fields (see the map
+/// implementation); any other JSON value has none.
+impl Context for serde_json::Value {
+    fn get(&self, name: &str) -> Option<Value> {
+        match self {
+            serde_json::Value::Object(map) => Context::get(map, name),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn from_json_converts_every_kind_in_order() {
+        let j = json!({"z": 1, "a": [true, null, 2.5, "é😀"], "m": {"k": -0.0}});
+        let v = Value::from_json(&j).unwrap();
+        let o = v.as_object().unwrap();
+        assert_eq!(o.map().keys().map(|k| &**k).collect::<Vec<_>>(), ["z", "a", "m"]);
+        assert_eq!(o.get("z"), Some(&Value::Number(1.0)));
+        let a = o.get("a").unwrap().as_array().unwrap();
+        assert_eq!(a.items()[0], Value::Bool(true));
+        assert_eq!(a.items()[1], Value::Null);
+        assert_eq!(a.items()[2], Value::Number(2.5));
+        assert_eq!(a.items()[3], Value::from("é😀"));
+        assert_eq!(v.depth(), 2);
+    }
+
+    #[test]
+    fn round_trip_through_serde_json_value() {
+        let j = json!({"b": [1, 2.5, -3, 9007199254740992u64], "a": {"s": "x", "n": null, "t": false}});
+        let v = Value::from_json(&j).unwrap();
+        let back = to_json(&v).unwrap();
+        assert_eq!(back, j);
+        assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&j).unwrap());
+        let back: serde_json::Value = (&v).try_into().unwrap();
+        assert_eq!(back, j);
+    }
+
+    #[test]
+    fn integral_numbers_leave_as_integers() {
+        let v = Value::array(vec![Value::Number(100.0), Value::Number(-0.0), Value::Number(0.5), Value::Number(1e300)]);
+        assert_eq!(serde_json::to_string(&to_json(&v).unwrap()).unwrap(), "[100,0,0.5,1e300]");
+        assert_eq!(serde_json::to_string(&v).unwrap(), "[100,0,0.5,1e300]");
+    }
+
+    #[test]
+    fn regex_and_function_have_no_json_form() {
+        let r = Value::Regex(Arc::new(crate::stdlib::regex::compile("a", "i").unwrap()));
+        let e = to_json(&Value::array(vec![r.clone()])).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Type);
+        assert!(e.message().contains("regex"));
+        assert!(serde_json::to_string(&r).unwrap_err().to_string().contains("regex"));
+        let f = Value::Function(Arc::new(crate::function::Function::Builtin(0)));
+        assert!(to_json(&f).unwrap_err().message().contains("function"));
+        assert!(serde_json::to_string(&f).is_err());
+    }
+
+    #[test]
+    fn deserialize_builds_values_from_text() {
+        let v: Value = serde_json::from_str(r#"{"b": [1, "two", null, true, {"c": 1.5e3}], "a": -7, "b": 9}"#).unwrap();
+        let o = v.as_object().unwrap();
+        // Duplicate key: last value wins, first position kept (JSON.parse).
+        assert_eq!(o.map().keys().map(|k| &**k).collect::<Vec<_>>(), ["b", "a"]);
+        assert_eq!(o.get("b"), Some(&Value::Number(9.0)));
+        assert_eq!(o.get("a"), Some(&Value::Number(-7.0)));
+        let v: Value = serde_json::from_str(r#"[1, "two", null, true, {"c": 1.5e3}, 18446744073709551615]"#).unwrap();
+        let a = v.as_array().unwrap();
+        assert_eq!(a.items()[4].as_object().unwrap().get("c"), Some(&Value::Number(1500.0)));
+        assert_eq!(a.items()[5], Value::Number(18446744073709551615.0));
+        assert_eq!(v, Value::from_json(&serde_json::from_str(r#"[1,"two",null,true,{"c":1500},18446744073709551615]"#).unwrap()).unwrap());
+    }
+
+    #[test]
+    fn deserialize_rejects_malformed_text() {
+        assert!(serde_json::from_str::<Value>("[1,").is_err());
+        assert!(serde_json::from_str::<Value>("{1: 2}").is_err());
+        assert!(serde_json::from_str::<Value>("NaN").is_err());
+    }
+
+    #[test]
+    fn numbers_beyond_f64_are_an_error_not_infinity() {
+        let e = serde_json::from_str::<Value>("1e400").unwrap_err();
+        assert!(e.to_string().contains("number out of range"), "{e}");
+        let e = serde_json::from_str::<Value>("[-1e400]").unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+        assert!(serde_json::from_str::<serde_json::Value>("1e400").is_err());
+        // A deserializer that hands over an infinite float directly.
+        let e = Seed { depth: 0 }.visit_f64::<serde_json::Error>(f64::INFINITY).unwrap_err();
+        assert!(e.to_string().contains("Number out of range"), "{e}");
+        assert!(number_to_json(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn deeply_nested_text_is_an_error_not_a_crash() {
+        let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let e = serde_json::from_str::<Value>(&text).unwrap_err();
+        assert!(e.to_string().contains("recursion limit"), "{e}");
+        let text = format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
+        assert!(serde_json::from_str::<Value>(&text).is_err());
+        // Within serde_json's limit it works.
+        let text = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap().depth(), 100);
+    }
+
+    #[test]
+    fn own_depth_guard_applies_without_serde_json_limit() {
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH as usize), "]".repeat(MAX_DEPTH as usize));
+        // Run on a thread with room for serde_json's own recursion in debug builds.
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH as usize + 1), "]".repeat(MAX_DEPTH as usize + 1));
+        let results = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let mut de = serde_json::Deserializer::from_str(&ok);
+                de.disable_recursion_limit();
+                let a = <Value as serde::Deserialize>::deserialize(&mut de).map(|v| v.depth());
+                let mut de = serde_json::Deserializer::from_str(&deep);
+                de.disable_recursion_limit();
+                let b = <Value as serde::Deserialize>::deserialize(&mut de).map(|v| v.depth());
+                (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(results.0, Ok(MAX_DEPTH));
+        assert!(results.1.unwrap_err().contains("depth limit"));
+    }
+
+    fn nested_json(depth: usize) -> serde_json::Value {
+        let mut j = json!(1);
+        for i in 0..depth {
+            j = if i % 2 == 0 { json!([j]) } else { json!({ "k": j }) };
+        }
+        j
+    }
+
+    /// Takes a nested serde_json value apart level by level (its drop is recursive).
+    fn dismantle_json(mut j: serde_json::Value) {
+        loop {
+            j = match j {
+                serde_json::Value::Array(mut a) => a.pop().unwrap_or_default(),
+                serde_json::Value::Object(mut m) => m.remove("k").unwrap_or_default(),
+                _ => break,
+            };
+        }
+    }
+
+    #[test]
+    fn from_json_guards_depth_of_built_trees() {
+        let j = nested_json(MAX_DEPTH as usize);
+        let v = Value::from_json(&j).unwrap();
+        assert_eq!(v.depth(), MAX_DEPTH);
+        assert!(to_json(&v).is_ok());
+        dismantle_json(j);
+
+        let j = nested_json(10_000);
+        let e = Value::from_json(&j).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Depth);
+        assert!(e.message().contains("depth limit exceeded"), "{e}");
+        // The context reads the too-deep field as absent, without crashing.
+        let mut record = serde_json::Map::new();
+        record.insert("deep".into(), j);
+        record.insert("x".into(), json!(3));
+        assert_eq!(Context::get(&record, "deep"), None);
+        assert_eq!(Context::get(&record, "x"), Some(Value::Number(3.0)));
+        if let Some(j) = record.remove("deep") {
+            dismantle_json(j);
+        }
+    }
+
+    #[test]
+    fn to_json_guards_depth_of_values() {
+        let mut v = Value::Null;
+        for _ in 0..=MAX_DEPTH {
+            v = Value::array(vec![v]);
+        }
+        assert_eq!(to_json(&v).unwrap_err().kind(), ErrorKind::Depth);
+        assert!(serde_json::to_string(&v).unwrap_err().to_string().contains("depth limit"));
+    }
+
+    #[test]
+    fn context_converts_only_the_field_looked_up() {
+        let record = json!({"name": "Ada", "tags": ["x"], "n": 2});
+        let map = record.as_object().unwrap();
+        assert_eq!(Context::get(map, "name"), Some(Value::from("Ada")));
+        assert_eq!(Context::get(map, "tags"), Some(Value::array(vec![Value::from("x")])));
+        assert_eq!(Context::get(map, "missing"), None);
+        assert_eq!(Context::get(&record, "n"), Some(Value::Number(2.0)));
+        assert_eq!(Context::get(&json!([1]), "n"), None);
+    }
+
+    #[test]
+    fn strings_of_every_plane_survive() {
+        let s = "a\u{0}é\u{7ff}\u{800}\u{ffff}\u{10000}😀\u{10ffff}";
+        let v: Value = serde_json::from_str(&serde_json::to_string(s).unwrap()).unwrap();
+        assert_eq!(v, Value::from(s));
+        let v: Value = serde_json::from_str(r#""\ud83d\ude00 \u00e9""#).unwrap();
+        assert_eq!(v, Value::from("😀 é"));
+        assert!(serde_json::from_str::<Value>(r#""\ud800""#).is_err());
+    }
+}
