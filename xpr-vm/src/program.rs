@@ -1,17 +1,591 @@
 //! Bytecode: the immutable, shareable output of the compiler.
-//! (Placeholder: the instruction set and `Program` land with the compiler/VM issue.)
+//!
+//! A [`Program`] is a set of function prototypes ([`Proto`]; prototype 0 is
+//! the expression itself, the others are its arrow functions), each with a
+//! flat instruction array of [`Op`]s and a parallel position table (one
+//! [`Span`] per instruction, read only on the error path), plus the tables
+//! the instructions index: the constant pool, the context names read, the
+//! property names, the method names, the key sets of object rest patterns
+//! and the host functions captured at compile time.
+//!
+//! Programs are built by `xpr-compiler` (or by hand in tests) through
+//! [`Program::new`], which validates every operand once, so the VM never
+//! meets an index out of range.
 
+use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-/// A compiled program: instructions, constant pool, position table.
-#[derive(Clone, Debug, Default)]
+use crate::error::{Error, ErrorKind, Span};
+use crate::function::HostFunction;
+use crate::value::{Key, Value};
+
+/// One instruction. Operands are indices into the program's tables, local
+/// slot numbers or absolute jump targets (instruction offsets within the
+/// same prototype). Each variant documents its stack effect as
+/// `before => after` (top of stack on the right).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `=> constants[i]`
+    Const(u32),
+    /// `=> null`
+    Null,
+    /// `=> true`
+    True,
+    /// `=> false`
+    False,
+    /// `=> n` (a small integer as a number)
+    Int(i32),
+    /// `v =>`
+    Pop,
+    /// `a, b => b, a`
+    Swap,
+    /// `=> locals[slot]`
+    LoadLocal(u16),
+    /// `v =>` and `locals[slot] = v`
+    StoreLocal(u16),
+    /// `=> captures[i]` of the running closure
+    LoadCapture(u16),
+    /// `=> context[globals[i].name]`, else `globals[i].fallback`, else the
+    /// error `Unknown identifier 'x'`. The fallback (a constant `PI`/`E` or a
+    /// function value) is the part of value-position name resolution that
+    /// can only be decided at run time: the context is consulted first.
+    LoadGlobal(u32),
+    /// `obj => obj.keys[i]`: an object's field or null; error on null;
+    /// null for any other value.
+    GetField(u32),
+    /// `obj => obj.length`: the length of an array, the length in characters
+    /// of a string, the field `keys[i]` (`"length"`) of an object.
+    GetLength(u32),
+    /// `obj, index => obj[index]` (arrays by number, negative from the end;
+    /// objects by string key; strings by character index).
+    Index,
+    /// `a, b => a + b` (numbers or strings)
+    Add,
+    /// `a, b => a - b`
+    Sub,
+    /// `a, b => a * b`
+    Mul,
+    /// `a, b => a / b`
+    Div,
+    /// `a, b => a % b` (JavaScript remainder)
+    Rem,
+    /// `a, b => a ** b`
+    Pow,
+    /// `a, b => a == b` (structural)
+    Eq,
+    /// `a, b => a != b`
+    Ne,
+    /// `a, b => a < b`
+    Lt,
+    /// `a, b => a <= b`
+    Le,
+    /// `a, b => a > b`
+    Gt,
+    /// `a, b => a >= b`
+    Ge,
+    /// `v => !v` (truthiness)
+    Not,
+    /// `v => -v` (numbers only)
+    Neg,
+    /// `=>`, continue at the target.
+    Jump(u32),
+    /// `v =>`, jump when `v` is falsy.
+    JumpIfFalse(u32),
+    /// `v => v` and jump when `v` is falsy, else `v =>` (`&&`).
+    JumpIfFalseOrPop(u32),
+    /// `v => v` and jump when `v` is truthy, else `v =>` (`||`).
+    JumpIfTrueOrPop(u32),
+    /// `v => v` and jump when `v` is not null, else `v =>` (`??`, defaults).
+    JumpIfNotNullOrPop(u32),
+    /// `v => v`, jump when `v` is null (`?.`: the target ends the chain).
+    JumpIfNull(u32),
+    /// `v1 .. vn => [v1, .., vn]`
+    Array(u32),
+    /// `k1, v1 .. kn, vn => {k1: v1, ..}` (keys are strings)
+    Object(u32),
+    /// Records a mark `n` values below the top of the stack (for spreads).
+    Mark(u16),
+    /// `(mark) v1 .. vn => [v1, .., vn]`, consuming the last mark.
+    ArrayMark,
+    /// `(mark) k1, v1 .. => {k1: v1, ..}`, consuming the last mark.
+    ObjectMark,
+    /// `arr => arr[0], .., arr[n-1]` (array literal spread)
+    SpreadArray,
+    /// `obj => k1, v1, ..` (object literal spread)
+    SpreadObject,
+    /// `arr => arr[0], .., arr[n-1]` (argument spread)
+    SpreadArgs,
+    /// `s1 .. sn => s1 + .. + sn`, non-strings converted as `string()` does.
+    Template(u32),
+    /// `f, a1 .. an => f(a1, .., an)` for any function value.
+    CallValue(u16),
+    /// `f, (mark) a1 .. => f(a1, ..)`, consuming the last mark.
+    CallValueMark,
+    /// `a1 .. an => builtin(a1, .., an)`
+    CallBuiltin {
+        /// Built-in function id (`stdlib::function_id`).
+        id: u16,
+        /// Argument count.
+        argc: u16,
+    },
+    /// `(mark) a1 .. => builtin(a1, ..)`, consuming the last mark.
+    CallBuiltinMark(u16),
+    /// `a1 .. an => host(a1, .., an)`
+    CallHost {
+        /// Index into the program's host functions.
+        index: u16,
+        /// Argument count.
+        argc: u16,
+    },
+    /// `(mark) a1 .. => host(a1, ..)`, consuming the last mark.
+    CallHostMark(u16),
+    /// `recv, a1 .. an => recv.m(a1, .., an)`: an own function-valued field
+    /// `m` of an object receiver, else the built-in method of the receiver's
+    /// type, else a type error.
+    CallMethod {
+        /// Index into the program's method names.
+        method: u16,
+        /// Argument count.
+        argc: u16,
+    },
+    /// `recv, (mark) a1 .. => recv.m(a1, ..)`, consuming the last mark.
+    CallMethodMark(u16),
+    /// `=> closure` of prototype `i`, capturing per its capture list.
+    Closure(u32),
+    /// `v => v`; error unless `v` may be destructured by an object pattern.
+    CheckObject,
+    /// `v => v`; error unless `v` is an array.
+    CheckArray,
+    /// `src => src, src.keys[i]` (null when absent or not an object).
+    PatternField(u32),
+    /// `arr => arr, arr[i]` (null when out of range).
+    PatternIndex(u32),
+    /// `src => src, {fields of src not in key_sets[i]}`
+    ObjectRest(u32),
+    /// `arr => arr, arr[i..]`
+    ArrayRest(u32),
+    /// `v =>` and return `v` from the running function.
+    Return,
+}
+
+const _: () = assert!(size_of::<Op>() <= 8);
+
+/// Where a closure's captured value comes from, in the enclosing function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capture {
+    /// The enclosing function's local slot.
+    Local(u16),
+    /// The enclosing function's own capture.
+    Capture(u16),
+}
+
+/// A function prototype: the code of the expression (prototype 0) or of one
+/// arrow function.
+#[derive(Debug, Clone, Default)]
+pub struct Proto {
+    /// Instructions; the last one is [`Op::Return`].
+    pub code: Vec<Op>,
+    /// One span per instruction (character offsets), for errors.
+    pub spans: Vec<Span>,
+    /// Declared parameters (not counting the rest parameter); they occupy
+    /// local slots `0..params`. Missing arguments are null, extra ones dropped.
+    pub params: u16,
+    /// Whether a rest parameter collects the extra arguments into slot `params`.
+    pub rest: bool,
+    /// Local slots in all (parameters, rest, `let` and destructured names).
+    pub slots: u16,
+    /// What the closure captures when created, in order.
+    pub captures: Vec<Capture>,
+    /// Where the arrow function stands in the source.
+    pub span: Span,
+}
+
+/// A context name read in value position, with what it means when the
+/// context lacks it (resolution order: context, `PI`/`E`, built-in and
+/// host functions as values, else `Unknown identifier`).
+#[derive(Debug, Clone)]
+pub struct Global {
+    /// The name.
+    pub name: Key,
+    /// The value when the context has no such field.
+    pub fallback: Option<Value>,
+}
+
+/// A method name used in a call, with its built-in method id if any type has it.
+#[derive(Debug, Clone)]
+pub struct MethodRef {
+    /// The name after the dot.
+    pub name: Key,
+    /// `stdlib::method_id(name)`.
+    pub id: Option<u16>,
+}
+
+/// Everything a [`Program`] is made of; [`Program::new`] validates it.
+#[derive(Debug, Clone, Default)]
+pub struct ProgramParts {
+    /// Prototype 0 is the expression; the others are arrow functions.
+    pub protos: Vec<Proto>,
+    /// The constant pool.
+    pub constants: Vec<Value>,
+    /// Context names read ([`Op::LoadGlobal`]).
+    pub globals: Vec<Global>,
+    /// Property names ([`Op::GetField`], [`Op::PatternField`]).
+    pub keys: Vec<Key>,
+    /// Method names ([`Op::CallMethod`]).
+    pub methods: Vec<MethodRef>,
+    /// Key sets excluded by object rest patterns ([`Op::ObjectRest`]).
+    pub key_sets: Vec<Vec<Key>>,
+    /// Host functions ([`Op::CallHost`]), captured at compile time.
+    pub host_functions: Vec<Arc<HostFunction>>,
+    /// Names of the built-in and host functions called, without repeats.
+    pub functions: Vec<String>,
+}
+
+/// A compiled program: immutable, `Send + Sync`, cheap to clone (one `Arc`).
+#[derive(Clone, Debug)]
 pub struct Program {
-    inner: Arc<()>,
+    inner: Arc<ProgramParts>,
+    free: Arc<[Key]>,
+}
+
+impl Default for Program {
+    /// The program of the expression `null`.
+    fn default() -> Self {
+        let parts = ProgramParts {
+            protos: vec![Proto {
+                code: vec![Op::Null, Op::Return],
+                spans: vec![Span::default(); 2],
+                ..Proto::default()
+            }],
+            ..ProgramParts::default()
+        };
+        Program::new(parts).unwrap_or_else(|_| unreachable_program())
+    }
+}
+
+#[cold]
+fn unreachable_program() -> Program {
+    // Only reachable if validation rejected the two-instruction program
+    // above, which it cannot; kept total instead of panicking.
+    Program {
+        inner: Arc::new(ProgramParts::default()),
+        free: Arc::from(Vec::new()),
+    }
+}
+
+fn invalid(detail: String) -> Error {
+    Error::new(ErrorKind::Value, format!("invalid program: {detail}"))
 }
 
 impl Program {
-    #[allow(dead_code)]
-    fn placeholder(&self) -> &Arc<()> {
+    /// Validates `parts` and wraps them.
+    ///
+    /// # Errors
+    /// An [`ErrorKind::Value`] error `invalid program: ...` when an operand
+    /// is out of range, a jump leaves its prototype, a position table does
+    /// not match its code, or a prototype does not end with [`Op::Return`].
+    pub fn new(parts: ProgramParts) -> Result<Program, Error> {
+        if parts.protos.is_empty() {
+            return Err(invalid("no prototype".into()));
+        }
+        for (p, proto) in parts.protos.iter().enumerate() {
+            if proto.code.len() != proto.spans.len() {
+                return Err(invalid(format!("proto {p}: position table length")));
+            }
+            if proto.code.last() != Some(&Op::Return) {
+                return Err(invalid(format!("proto {p}: does not end with Return")));
+            }
+            if proto.code.len() >= u32::MAX as usize {
+                return Err(invalid(format!("proto {p}: too long")));
+            }
+            let slots = proto.slots as usize;
+            if (proto.params as usize) + usize::from(proto.rest) > slots {
+                return Err(invalid(format!("proto {p}: parameters exceed slots")));
+            }
+            let len = proto.code.len();
+            for (i, op) in proto.code.iter().enumerate() {
+                let bad = |what: &str| Err(invalid(format!("proto {p}, offset {i}: {what}")));
+                let ok = match *op {
+                    Op::Const(c) => (c as usize) < parts.constants.len(),
+                    Op::LoadLocal(s) | Op::StoreLocal(s) => (s as usize) < slots,
+                    Op::LoadGlobal(g) => (g as usize) < parts.globals.len(),
+                    Op::GetField(k) | Op::GetLength(k) | Op::PatternField(k) => {
+                        (k as usize) < parts.keys.len()
+                    }
+                    Op::Jump(t)
+                    | Op::JumpIfFalse(t)
+                    | Op::JumpIfFalseOrPop(t)
+                    | Op::JumpIfTrueOrPop(t)
+                    | Op::JumpIfNotNullOrPop(t)
+                    | Op::JumpIfNull(t) => (t as usize) < len,
+                    Op::CallHost { index, .. } | Op::CallHostMark(index) => {
+                        (index as usize) < parts.host_functions.len()
+                    }
+                    Op::CallMethod { method, .. } | Op::CallMethodMark(method) => {
+                        (method as usize) < parts.methods.len()
+                    }
+                    Op::Closure(f) => (f as usize) < parts.protos.len() && f != 0,
+                    Op::ObjectRest(k) => (k as usize) < parts.key_sets.len(),
+                    _ => true,
+                };
+                if !ok {
+                    return bad(&format!("operand out of range in {op:?}"));
+                }
+            }
+        }
+        let free: Arc<[Key]> = parts.globals.iter().map(|g| g.name.clone()).collect();
+        Ok(Program {
+            inner: Arc::new(parts),
+            free,
+        })
+    }
+
+    /// The parts, for the VM.
+    #[inline]
+    pub(crate) fn parts(&self) -> &ProgramParts {
         &self.inner
+    }
+
+    /// Whether two handles share the same program.
+    pub fn ptr_eq(&self, other: &Program) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The context fields the program may read (its free variables), in
+    /// order of first use.
+    pub fn free_variables(&self) -> &[Key] {
+        &self.free
+    }
+
+    /// The names of the built-in and host functions the program calls, in
+    /// order of first use.
+    pub fn functions(&self) -> Vec<&str> {
+        self.inner.functions.iter().map(String::as_str).collect()
+    }
+
+    /// The prototypes (0 is the expression).
+    pub fn protos(&self) -> &[Proto] {
+        &self.inner.protos
+    }
+
+    /// The constant pool.
+    pub fn constants(&self) -> &[Value] {
+        &self.inner.constants
+    }
+}
+
+/// A short readable form of a constant for listings.
+pub(crate) fn show_value(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(ryu_js::Buffer::new().format(*n)),
+        Value::String(s) => {
+            let _ = write!(out, "{:?}", &**s);
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, item) in a.items().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                show_value(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(o) => {
+            out.push('{');
+            for (i, (k, item)) in o.map().iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{:?}: ", &**k);
+                show_value(item, out);
+            }
+            out.push('}');
+        }
+        Value::Function(f) => {
+            let _ = write!(out, "{f:?}");
+        }
+        Value::Regex(r) => {
+            let _ = write!(out, "/{}/{}", r.pattern(), r.flags());
+        }
+    }
+}
+
+impl Program {
+    fn operands(&self, op: &Op) -> String {
+        let p = &*self.inner;
+        let mut s = String::new();
+        match *op {
+            Op::Const(c) => {
+                let _ = write!(s, "{c}  ");
+                if let Some(v) = p.constants.get(c as usize) {
+                    show_value(v, &mut s);
+                }
+            }
+            Op::Int(n) => {
+                let _ = write!(s, "{n}");
+            }
+            Op::LoadLocal(n) | Op::StoreLocal(n) | Op::LoadCapture(n) | Op::Mark(n) => {
+                let _ = write!(s, "{n}");
+            }
+            Op::LoadGlobal(g) => {
+                if let Some(gl) = p.globals.get(g as usize) {
+                    let _ = write!(s, "{g}  {}", gl.name);
+                    if let Some(fb) = &gl.fallback {
+                        s.push_str(" (else ");
+                        show_value(fb, &mut s);
+                        s.push(')');
+                    }
+                }
+            }
+            Op::GetField(k) | Op::GetLength(k) | Op::PatternField(k) => {
+                let name = p.keys.get(k as usize).map_or("?", |k| &**k);
+                let _ = write!(s, "{k}  {name:?}");
+            }
+            Op::Jump(t)
+            | Op::JumpIfFalse(t)
+            | Op::JumpIfFalseOrPop(t)
+            | Op::JumpIfTrueOrPop(t)
+            | Op::JumpIfNotNullOrPop(t)
+            | Op::JumpIfNull(t) => {
+                let _ = write!(s, "-> {t:04}");
+            }
+            Op::Array(n)
+            | Op::Object(n)
+            | Op::Template(n)
+            | Op::PatternIndex(n)
+            | Op::ArrayRest(n) => {
+                let _ = write!(s, "{n}");
+            }
+            Op::CallValue(n) => {
+                let _ = write!(s, "{n}");
+            }
+            Op::CallBuiltin { id, argc } => {
+                let _ = write!(s, "{}  argc {argc}", crate::stdlib::function_name(id));
+            }
+            Op::CallBuiltinMark(id) => {
+                s.push_str(crate::stdlib::function_name(id));
+            }
+            Op::CallHost { index, argc } => {
+                let name = p
+                    .host_functions
+                    .get(index as usize)
+                    .map_or("?", |h| h.name.as_str());
+                let _ = write!(s, "{name}  argc {argc}");
+            }
+            Op::CallHostMark(index) => {
+                s.push_str(
+                    p.host_functions
+                        .get(index as usize)
+                        .map_or("?", |h| h.name.as_str()),
+                );
+            }
+            Op::CallMethod { method, argc } => {
+                let name = p.methods.get(method as usize).map_or("?", |m| &*m.name);
+                let _ = write!(s, "{name}  argc {argc}");
+            }
+            Op::CallMethodMark(method) => {
+                s.push_str(p.methods.get(method as usize).map_or("?", |m| &*m.name));
+            }
+            Op::Closure(f) => {
+                let _ = write!(s, "fn{f}");
+            }
+            Op::ObjectRest(k) => {
+                let keys = p.key_sets.get(k as usize).map(|ks| {
+                    ks.iter()
+                        .map(|k| format!("{:?}", &**k))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                });
+                let _ = write!(s, "without [{}]", keys.unwrap_or_default());
+            }
+            _ => {}
+        }
+        s
+    }
+}
+
+fn op_name(op: &Op) -> String {
+    let dbg = format!("{op:?}");
+    let end = dbg.find(['(', ' ', '{']).unwrap_or(dbg.len());
+    dbg[..end].to_string()
+}
+
+/// The disassembly: each prototype with its parameters and captures, then
+/// one line per instruction: offset, opcode, operands (with the constant,
+/// name or target they denote) and source span `@start..end` in characters.
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, proto) in self.inner.protos.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            let name = if i == 0 {
+                "main".to_string()
+            } else {
+                format!("fn{i}")
+            };
+            write!(f, "{name}: params {}", proto.params)?;
+            if proto.rest {
+                write!(f, " + rest")?;
+            }
+            write!(f, ", slots {}", proto.slots)?;
+            if !proto.captures.is_empty() {
+                let caps: Vec<String> = proto
+                    .captures
+                    .iter()
+                    .map(|c| match c {
+                        Capture::Local(s) => format!("local {s}"),
+                        Capture::Capture(s) => format!("capture {s}"),
+                    })
+                    .collect();
+                write!(f, ", captures [{}]", caps.join(", "))?;
+            }
+            writeln!(f)?;
+            for (off, op) in proto.code.iter().enumerate() {
+                let span = proto.spans.get(off).copied().unwrap_or_default();
+                let line = format!("  {off:04}  {:<18}{}", op_name(op), self.operands(op));
+                writeln!(f, "{:<52}@{}..{}", line.trim_end(), span.start, span.end)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_is_send_sync_and_op_small() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Program>();
+        assert_send_sync::<Value>();
+        assert!(size_of::<Op>() <= 8);
+    }
+
+    #[test]
+    fn validation_rejects_bad_operands() {
+        let parts = ProgramParts {
+            protos: vec![Proto {
+                code: vec![Op::Const(3), Op::Return],
+                spans: vec![Span::default(); 2],
+                ..Proto::default()
+            }],
+            ..ProgramParts::default()
+        };
+        let err = Program::new(parts).unwrap_err();
+        assert!(err.message().contains("out of range"), "{err}");
+        let parts = ProgramParts {
+            protos: vec![Proto {
+                code: vec![Op::Null],
+                spans: vec![Span::default()],
+                ..Proto::default()
+            }],
+            ..ProgramParts::default()
+        };
+        assert!(Program::new(parts).is_err());
     }
 }

@@ -1,0 +1,150 @@
+//! Budgets and per-run options: fuel, memory, call and value depth, the
+//! wall-clock timeout, cancellation, the clock `now()` reads and the seed of
+//! `random()` (issue: sandbox guarantees).
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The budgets of one run. `None` means unlimited.
+///
+/// The defaults are chosen so that fuel and memory, not the clock, stop a
+/// runaway expression in a release build: ten million fuel units take a few
+/// tens of milliseconds there, well inside the spec's 100 ms timeout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Fuel units: one per instruction, plus what built-ins charge in
+    /// proportion to their work (per element, per character, per callback).
+    /// Default `Some(10_000_000)`. Exhausted: [`crate::ErrorKind::Fuel`],
+    /// `Fuel budget exhausted`.
+    pub fuel: Option<u64>,
+    /// Bytes of strings, arrays and objects a run may build, counted
+    /// logically (see [`crate::value`]) and charged before allocating.
+    /// Default `Some(64 MiB)`. Exceeded: [`crate::ErrorKind::Memory`],
+    /// `Memory limit exceeded`.
+    pub memory: Option<u64>,
+    /// Nesting of calls (closures, built-ins, host functions, callbacks
+    /// from built-ins such as `map`). Default 200. Exceeded:
+    /// [`crate::ErrorKind::Depth`], `Call depth limit exceeded`.
+    pub call_depth: u32,
+    /// Nesting of arrays and objects built or compared. Default 1,000.
+    /// Exceeded: [`crate::ErrorKind::Depth`], `Value depth limit exceeded`.
+    pub value_depth: u32,
+    /// Wall-clock time per run, checked every 1,024 instructions and after
+    /// host calls. Default `Some(100 ms)` (the spec's). Expired:
+    /// [`crate::ErrorKind::Timeout`], `Expression timeout exceeded`.
+    pub timeout: Option<Duration>,
+}
+
+/// Default fuel per run.
+pub const DEFAULT_FUEL: u64 = 10_000_000;
+/// Default memory per run, in bytes.
+pub const DEFAULT_MEMORY: u64 = 64 << 20;
+/// Default call depth.
+pub const DEFAULT_CALL_DEPTH: u32 = 200;
+/// Default value nesting depth.
+pub const DEFAULT_VALUE_DEPTH: u32 = 1000;
+/// Default timeout (the spec's 100 ms).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(100);
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fuel: Some(DEFAULT_FUEL),
+            memory: Some(DEFAULT_MEMORY),
+            call_depth: DEFAULT_CALL_DEPTH,
+            value_depth: DEFAULT_VALUE_DEPTH,
+            timeout: Some(DEFAULT_TIMEOUT),
+        }
+    }
+}
+
+impl Limits {
+    /// No fuel, memory or time limit; the default depth limits (which
+    /// protect the host's stack and so are always on).
+    pub fn unlimited() -> Self {
+        Limits {
+            fuel: None,
+            memory: None,
+            timeout: None,
+            ..Limits::default()
+        }
+    }
+}
+
+/// What `now()` returns (read at most once per run).
+#[derive(Clone, Default)]
+pub enum Clock {
+    /// The system clock, in epoch milliseconds.
+    #[default]
+    System,
+    /// A fixed instant, in epoch milliseconds.
+    Fixed(f64),
+    /// A function returning epoch milliseconds.
+    Custom(Arc<dyn Fn() -> f64 + Send + Sync>),
+    /// `now()` is an error.
+    Disabled,
+}
+
+impl fmt::Debug for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Clock::System => f.write_str("System"),
+            Clock::Fixed(ms) => write!(f, "Fixed({ms})"),
+            Clock::Custom(_) => f.write_str("Custom(..)"),
+            Clock::Disabled => f.write_str("Disabled"),
+        }
+    }
+}
+
+/// A flag another thread can raise to stop a run: the VM checks it every
+/// 1,024 instructions and at host calls, and fails with
+/// [`crate::ErrorKind::Cancelled`], `Evaluation cancelled`.
+#[derive(Debug, Clone, Default)]
+pub struct CancelHandle(Arc<AtomicBool>);
+
+impl CancelHandle {
+    /// A handle not yet cancelled.
+    pub fn new() -> Self {
+        CancelHandle::default()
+    }
+
+    /// Requests cancellation of every run using this handle (from any thread).
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`CancelHandle::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Clears the flag so the handle can be reused.
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::Relaxed);
+    }
+}
+
+/// Options of one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The budgets.
+    pub limits: Limits,
+    /// What `now()` reads.
+    pub clock: Clock,
+    /// Seed of `random()`; `None` disables it (calling it is an error).
+    pub random_seed: Option<u64>,
+    /// Cancellation from another thread.
+    pub cancel: Option<CancelHandle>,
+}
+
+impl RunOptions {
+    /// Options with these limits, the system clock, no randomness and no cancellation.
+    pub fn with_limits(limits: Limits) -> Self {
+        RunOptions {
+            limits,
+            ..RunOptions::default()
+        }
+    }
+}

@@ -1,0 +1,1260 @@
+//! The fuel-metered stack VM (issue: compiler and VM; issue: sandbox).
+//!
+//! A [`Vm`] keeps its value stack, call frames and a small regex cache
+//! between runs, so running a small predicate again allocates nothing.
+//! One run executes prototype 0 of a [`Program`] against a [`Context`]:
+//!
+//! - every instruction costs one fuel unit, taken from a countdown that is
+//!   refilled every 1,024 instructions; the refill is where the deadline and
+//!   the cancellation flag are checked (and after every host call);
+//! - arrow functions run in frames on the same value stack (locals are
+//!   slots above the callee), so closure-to-closure recursion uses no host
+//!   stack; calls made by built-ins (`map`, `sort`, ...) re-enter the
+//!   dispatch loop and count toward the same call-depth budget;
+//! - strings, arrays and objects are charged to the memory budget, at their
+//!   logical size, before they are built; their nesting depth is checked.
+
+pub mod ops;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use smallvec::SmallVec;
+
+use crate::context::Context;
+use crate::error::{Error, ErrorKind, Span};
+use crate::function::{Closure, Function, HostFunction, Meter};
+use crate::limits::{CancelHandle, Clock, Limits, RunOptions};
+use crate::program::{Capture, Op, Program, Proto};
+use crate::runtime::Runtime;
+use crate::stdlib;
+use crate::value::{Array, HEADER_BYTES, Key, Map, Object, Regex, SLOT_BYTES, Value};
+
+/// Instructions between two checks of the deadline and the cancellation flag.
+const CHUNK: u64 = 1024;
+/// Regexes kept by [`Runtime::regex`]'s cache.
+const REGEX_CACHE: usize = 16;
+
+type Args = SmallVec<[Value; 8]>;
+
+static NULL: Value = Value::Null;
+
+/// A call frame: which function runs, where, and where its locals start.
+#[derive(Debug)]
+struct Frame {
+    /// The running closure; `None` for the expression itself.
+    func: Option<Arc<Function>>,
+    /// Prototype index within the closure's (or the main) program.
+    proto: u32,
+    /// The next instruction, saved while a callee runs.
+    ip: u32,
+    /// Stack index of local slot 0; the callee sits just below.
+    base: u32,
+}
+
+/// Per-run budget state.
+#[derive(Debug, Default)]
+struct Budget {
+    /// Fuel not yet handed to `tick`.
+    fuel_left: u64,
+    /// Fuel remaining in the current chunk.
+    tick: u64,
+    /// Fuel at the start of the run (`u64::MAX` when unlimited).
+    fuel_start: u64,
+    memory_used: u64,
+    memory_limit: Option<u64>,
+    depth: u32,
+    call_depth: u32,
+    value_depth: u32,
+    timeout: Option<std::time::Duration>,
+    deadline: Option<Instant>,
+    cancel: Option<CancelHandle>,
+    now: Option<f64>,
+    rng: Option<u64>,
+}
+
+/// A reusable virtual machine: the stack, frames and caches of runs.
+///
+/// ```
+/// use xpr_vm::{Vm, RunOptions, Program};
+/// let mut vm = Vm::new();
+/// let value = vm.run(&Program::default(), &(), &RunOptions::default()).unwrap();
+/// assert_eq!(value, xpr_vm::Value::Null);
+/// ```
+#[derive(Default)]
+pub struct Vm {
+    stack: Vec<Value>,
+    frames: Vec<Frame>,
+    marks: Vec<usize>,
+    budget: Budget,
+    clock: Clock,
+    regexes: Vec<(Box<str>, Box<str>, Arc<Regex>)>,
+}
+
+impl std::fmt::Debug for Vm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vm")
+            .field("fuel_used", &self.fuel_used())
+            .field("peak_memory", &self.peak_memory())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Vm {
+    /// A VM with empty stacks.
+    pub fn new() -> Self {
+        Vm::default()
+    }
+
+    /// Runs `program` against `ctx` within `opts`' budgets.
+    ///
+    /// # Errors
+    /// Any run-time error (type, reference, arithmetic, access, ...) at the
+    /// position of the instruction that raised it, or a budget error:
+    /// [`ErrorKind::Fuel`] (`Fuel budget exhausted`), [`ErrorKind::Memory`]
+    /// (`Memory limit exceeded`), [`ErrorKind::Depth`] (`Call depth limit
+    /// exceeded`, `Value depth limit exceeded`), [`ErrorKind::Timeout`]
+    /// (`Expression timeout exceeded`), [`ErrorKind::Cancelled`]
+    /// (`Evaluation cancelled`).
+    pub fn run(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+    ) -> Result<Value, Error> {
+        self.reset(&opts.limits, opts);
+        if let Some(c) = &opts.cancel
+            && c.is_cancelled()
+        {
+            return Err(cancelled());
+        }
+        let Some(main) = program.protos().first() else {
+            return Ok(Value::Null);
+        };
+        self.stack.push(Value::Null);
+        self.stack.resize(1 + main.slots as usize, Value::Null);
+        self.frames.push(Frame {
+            func: None,
+            proto: 0,
+            ip: 0,
+            base: 1,
+        });
+        let mut exec = Exec {
+            vm: self,
+            ctx,
+            main: program,
+        };
+        let result = exec.execute(0);
+        // Keep the capacity, drop the values (they may hold large data).
+        self.stack.clear();
+        self.frames.clear();
+        self.marks.clear();
+        result
+    }
+
+    fn reset(&mut self, limits: &Limits, opts: &RunOptions) {
+        self.stack.clear();
+        self.frames.clear();
+        self.marks.clear();
+        let fuel = limits.fuel.unwrap_or(u64::MAX);
+        let first = fuel.min(CHUNK);
+        self.budget = Budget {
+            fuel_left: fuel - first,
+            tick: first,
+            fuel_start: fuel,
+            memory_used: 0,
+            memory_limit: limits.memory,
+            depth: 0,
+            call_depth: limits.call_depth,
+            value_depth: limits.value_depth,
+            timeout: limits.timeout,
+            deadline: None,
+            cancel: opts.cancel.clone(),
+            now: None,
+            rng: opts.random_seed.map(|s| s ^ 0x9E37_79B9_7F4A_7C15),
+        };
+        self.clock = opts.clock.clone();
+    }
+
+    /// Fuel units the last (or current) run used.
+    pub fn fuel_used(&self) -> u64 {
+        let b = &self.budget;
+        b.fuel_start
+            .saturating_sub(b.fuel_left)
+            .saturating_sub(b.tick)
+    }
+
+    /// Bytes charged to the memory budget by the last run (the counter
+    /// only grows during a run, so this is also its peak).
+    pub fn peak_memory(&self) -> u64 {
+        self.budget.memory_used
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Value {
+        self.stack.pop().unwrap_or(Value::Null)
+    }
+
+    #[inline]
+    fn top(&mut self) -> &mut Value {
+        if self.stack.is_empty() {
+            self.stack.push(Value::Null);
+        }
+        let last = self.stack.len() - 1;
+        &mut self.stack[last]
+    }
+
+    #[inline]
+    fn peek(&self) -> &Value {
+        self.stack.last().unwrap_or(&NULL)
+    }
+
+    /// Takes the top `n` values off the stack.
+    fn take(&mut self, n: usize) -> Args {
+        let start = self.stack.len().saturating_sub(n);
+        self.stack.drain(start..).collect()
+    }
+
+    fn fuel(&mut self, units: u64) -> Result<(), Error> {
+        let b = &mut self.budget;
+        if units < b.tick {
+            b.tick -= units;
+            return Ok(());
+        }
+        let need = units - b.tick;
+        b.tick = 0;
+        if need > b.fuel_left {
+            b.fuel_left = 0;
+            return Err(out_of_fuel());
+        }
+        b.fuel_left -= need;
+        self.refill()
+    }
+
+    /// Called when the chunk is spent: checks interrupts, hands out the next chunk.
+    #[cold]
+    fn refill(&mut self) -> Result<(), Error> {
+        self.check_interrupts()?;
+        let b = &mut self.budget;
+        let take = b.fuel_left.min(CHUNK);
+        if take == 0 {
+            return Err(out_of_fuel());
+        }
+        b.fuel_left -= take;
+        b.tick = take;
+        Ok(())
+    }
+
+    fn check_interrupts(&mut self) -> Result<(), Error> {
+        let b = &mut self.budget;
+        if let Some(c) = &b.cancel
+            && c.is_cancelled()
+        {
+            return Err(cancelled());
+        }
+        if let Some(t) = b.timeout {
+            let now = Instant::now();
+            match b.deadline {
+                None => b.deadline = now.checked_add(t),
+                Some(d) if now >= d => {
+                    return Err(Error::new(
+                        ErrorKind::Timeout,
+                        "Expression timeout exceeded",
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn alloc(&mut self, bytes: u64) -> Result<(), Error> {
+        let b = &mut self.budget;
+        let next = b.memory_used.saturating_add(bytes);
+        if let Some(limit) = b.memory_limit
+            && next > limit
+        {
+            return Err(Error::new(ErrorKind::Memory, "Memory limit exceeded"));
+        }
+        b.memory_used = next;
+        Ok(())
+    }
+
+    fn check_depth(&self, depth: u32) -> Result<(), Error> {
+        if depth > self.budget.value_depth {
+            Err(Error::new(ErrorKind::Depth, "Value depth limit exceeded"))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), Error> {
+        let b = &mut self.budget;
+        if b.depth >= b.call_depth {
+            return Err(Error::new(ErrorKind::Depth, "Call depth limit exceeded"));
+        }
+        b.depth += 1;
+        Ok(())
+    }
+
+    #[inline]
+    fn leave(&mut self) {
+        self.budget.depth = self.budget.depth.saturating_sub(1);
+    }
+}
+
+#[cold]
+fn out_of_fuel() -> Error {
+    Error::new(ErrorKind::Fuel, "Fuel budget exhausted")
+}
+
+#[cold]
+fn cancelled() -> Error {
+    Error::new(ErrorKind::Cancelled, "Evaluation cancelled")
+}
+
+#[cold]
+fn internal(what: &str) -> Error {
+    Error::new(ErrorKind::Value, format!("internal error: {what}"))
+}
+
+#[cold]
+fn restricted(name: &str) -> Error {
+    Error::new(
+        ErrorKind::Access,
+        format!("Access denied: '{name}' is a restricted property"),
+    )
+}
+
+/// Whether `name` may not be read by name (spec "Blocked Property Names").
+#[inline]
+pub fn is_restricted(name: &str) -> bool {
+    matches!(name, "__proto__" | "constructor" | "prototype")
+}
+
+/// Logical size and depth of an array about to be built from `items`.
+fn measure_array(items: &[Value]) -> (u64, u32) {
+    let mut size = HEADER_BYTES;
+    let mut depth = 0;
+    for v in items {
+        size = size.saturating_add(SLOT_BYTES + v.logical_size());
+        depth = depth.max(v.depth());
+    }
+    (size, depth.saturating_add(1))
+}
+
+/// Logical size and depth of an object about to be built from key/value pairs.
+fn measure_pairs(pairs: &[Value]) -> (u64, u32) {
+    let mut size = HEADER_BYTES;
+    let mut depth = 0;
+    for pair in pairs.chunks(2) {
+        if let [k, v] = pair {
+            size = size.saturating_add(SLOT_BYTES + k.logical_size() + v.logical_size());
+            depth = depth.max(v.depth());
+        }
+    }
+    (size, depth.saturating_add(1))
+}
+
+/// What a call instruction did.
+enum Flow {
+    /// The result is on the stack.
+    Done,
+    /// A closure frame was pushed; continue in it.
+    Entered,
+}
+
+/// One run in progress: the VM, the context and the main program.
+struct Exec<'a> {
+    vm: &'a mut Vm,
+    ctx: &'a dyn Context,
+    main: &'a Program,
+}
+
+#[cold]
+#[inline(never)]
+fn locate(e: Error, proto: &Proto, at: usize) -> Error {
+    let span = proto.spans.get(at).copied().unwrap_or(Span::default());
+    e.or_at(span)
+}
+
+#[cold]
+fn not_callable(v: &Value) -> Error {
+    Error::type_error(format_args!("{} is not callable", v.type_name()))
+}
+
+impl Exec<'_> {
+    /// Runs frames until the frame count drops back to `stop`, returning the
+    /// value the frame at `stop` returned.
+    fn execute(&mut self, stop: usize) -> Result<Value, Error> {
+        let r = self.dispatch(stop);
+        if r.is_err() {
+            self.vm.frames.truncate(stop);
+        }
+        r
+    }
+
+    fn dispatch(&mut self, stop: usize) -> Result<Value, Error> {
+        let main = self.main;
+        'outer: loop {
+            let Some(frame) = self.vm.frames.last() else {
+                return Err(internal("no frame"));
+            };
+            let holder = frame.func.clone();
+            let (program, captures): (&Program, &[Value]) = match holder.as_deref() {
+                Some(Function::Closure(c)) => (&c.program, &c.captures),
+                _ => (main, &[]),
+            };
+            let parts = program.parts();
+            let Some(proto) = parts.protos.get(frame.proto as usize) else {
+                return Err(internal("no prototype"));
+            };
+            let code = &proto.code[..];
+            let base = frame.base as usize;
+            let mut ip = frame.ip as usize;
+
+            macro_rules! tri {
+                ($e:expr) => {
+                    match $e {
+                        Ok(v) => v,
+                        Err(e) => return Err(locate(e, proto, ip - 1)),
+                    }
+                };
+            }
+            macro_rules! save_ip {
+                () => {
+                    if let Some(f) = self.vm.frames.last_mut() {
+                        f.ip = ip as u32;
+                    }
+                };
+            }
+
+            loop {
+                let Some(&op) = code.get(ip) else {
+                    return Err(internal("fell off the code"));
+                };
+                ip += 1;
+                if self.vm.budget.tick == 0 {
+                    tri!(self.vm.refill());
+                }
+                self.vm.budget.tick -= 1;
+                match op {
+                    Op::Const(c) => {
+                        let v = parts
+                            .constants
+                            .get(c as usize)
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        self.vm.stack.push(v);
+                    }
+                    Op::Null => self.vm.stack.push(Value::Null),
+                    Op::True => self.vm.stack.push(Value::Bool(true)),
+                    Op::False => self.vm.stack.push(Value::Bool(false)),
+                    Op::Int(n) => self.vm.stack.push(Value::Number(f64::from(n))),
+                    Op::Pop => {
+                        self.vm.stack.pop();
+                    }
+                    Op::Swap => {
+                        let len = self.vm.stack.len();
+                        if len >= 2 {
+                            self.vm.stack.swap(len - 1, len - 2);
+                        }
+                    }
+                    Op::LoadLocal(s) => {
+                        let v = self
+                            .vm
+                            .stack
+                            .get(base + s as usize)
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        self.vm.stack.push(v);
+                    }
+                    Op::StoreLocal(s) => {
+                        let v = self.vm.pop();
+                        if let Some(slot) = self.vm.stack.get_mut(base + s as usize) {
+                            *slot = v;
+                        }
+                    }
+                    Op::LoadCapture(i) => {
+                        let v = captures.get(i as usize).cloned().unwrap_or(Value::Null);
+                        self.vm.stack.push(v);
+                    }
+                    Op::LoadGlobal(g) => {
+                        let v = tri!(self.load_global(program, g));
+                        self.vm.stack.push(v);
+                    }
+                    Op::GetField(k) => {
+                        let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let top = self.vm.top();
+                        let v = match &*top {
+                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            Value::Null => tri!(Err(null_property(key))),
+                            _ => Value::Null,
+                        };
+                        *top = v;
+                    }
+                    Op::GetLength(k) => {
+                        let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let top = self.vm.top();
+                        let v = match &*top {
+                            Value::Array(a) => Value::Number(a.len() as f64),
+                            Value::String(s) => Value::Number(s.chars().count() as f64),
+                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            Value::Null => tri!(Err(null_property(key))),
+                            _ => Value::Null,
+                        };
+                        *top = v;
+                    }
+                    Op::Index => {
+                        let idx = self.vm.pop();
+                        let obj = self.vm.pop();
+                        let v = tri!(self.index(&obj, &idx));
+                        self.vm.stack.push(v);
+                    }
+                    Op::Add => {
+                        let b = self.vm.pop();
+                        if let (Value::String(x), Value::String(y)) = (self.vm.peek(), &b) {
+                            let bytes = (x.len() + y.len()) as u64;
+                            tri!(self.vm.alloc(bytes));
+                        }
+                        let a = self.vm.top();
+                        *a = tri!(ops::add(a, &b));
+                    }
+                    Op::Sub => self.arith(ops::sub).map_err(|e| locate(e, proto, ip - 1))?,
+                    Op::Mul => self.arith(ops::mul).map_err(|e| locate(e, proto, ip - 1))?,
+                    Op::Div => self.arith(ops::div).map_err(|e| locate(e, proto, ip - 1))?,
+                    Op::Rem => self.arith(ops::rem).map_err(|e| locate(e, proto, ip - 1))?,
+                    Op::Pow => self.arith(ops::pow).map_err(|e| locate(e, proto, ip - 1))?,
+                    Op::Eq | Op::Ne => {
+                        let b = self.vm.pop();
+                        let limit = self.vm.budget.value_depth;
+                        let a = self.vm.top();
+                        if a.depth().min(b.depth()) > limit {
+                            tri!(Err(Error::new(
+                                ErrorKind::Depth,
+                                "Value depth limit exceeded"
+                            )));
+                        }
+                        let eq = *a == b;
+                        *a = Value::Bool(eq == (op == Op::Eq));
+                    }
+                    Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                        use std::cmp::Ordering::{Greater, Less};
+                        let b = self.vm.pop();
+                        let a = self.vm.top();
+                        let o = tri!(ops::compare(a, &b));
+                        let r = match op {
+                            Op::Lt => o == Less,
+                            Op::Le => o != Greater,
+                            Op::Gt => o == Greater,
+                            _ => o != Less,
+                        };
+                        *a = Value::Bool(r);
+                    }
+                    Op::Not => {
+                        let a = self.vm.top();
+                        *a = Value::Bool(!a.truthy());
+                    }
+                    Op::Neg => {
+                        let a = self.vm.top();
+                        *a = tri!(ops::neg(a));
+                    }
+                    Op::Jump(t) => ip = t as usize,
+                    Op::JumpIfFalse(t) => {
+                        if !self.vm.pop().truthy() {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::JumpIfFalseOrPop(t) => {
+                        if self.vm.peek().truthy() {
+                            self.vm.stack.pop();
+                        } else {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::JumpIfTrueOrPop(t) => {
+                        if self.vm.peek().truthy() {
+                            ip = t as usize;
+                        } else {
+                            self.vm.stack.pop();
+                        }
+                    }
+                    Op::JumpIfNotNullOrPop(t) => {
+                        if matches!(self.vm.peek(), Value::Null) {
+                            self.vm.stack.pop();
+                        } else {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::JumpIfNull(t) => {
+                        if matches!(self.vm.peek(), Value::Null) {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::Array(n) => {
+                        let start = self.vm.stack.len().saturating_sub(n as usize);
+                        tri!(self.build_array(start));
+                    }
+                    Op::ArrayMark => {
+                        let start = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        tri!(self.build_array(start));
+                    }
+                    Op::Object(n) => {
+                        let start = self.vm.stack.len().saturating_sub(2 * n as usize);
+                        tri!(self.build_object(start));
+                    }
+                    Op::ObjectMark => {
+                        let start = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        tri!(self.build_object(start));
+                    }
+                    Op::Mark(n) => {
+                        let at = self.vm.stack.len().saturating_sub(n as usize);
+                        self.vm.marks.push(at);
+                    }
+                    Op::SpreadArray | Op::SpreadArgs => {
+                        let v = self.vm.pop();
+                        tri!(self.spread_array(v, op == Op::SpreadArgs));
+                    }
+                    Op::SpreadObject => {
+                        let v = self.vm.pop();
+                        tri!(self.spread_object(v));
+                    }
+                    Op::Template(n) => tri!(self.template(n as usize)),
+                    Op::CallValue(argc) => {
+                        save_ip!();
+                        let pos = self.vm.stack.len().saturating_sub(argc as usize + 1);
+                        if let Flow::Entered = tri!(self.call_at(pos)) {
+                            continue 'outer;
+                        }
+                    }
+                    Op::CallValueMark => {
+                        save_ip!();
+                        let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        if let Flow::Entered = tri!(self.call_at(mark.saturating_sub(1))) {
+                            continue 'outer;
+                        }
+                    }
+                    Op::CallBuiltin { id, argc } => {
+                        let args = self.vm.take(argc as usize);
+                        let v = tri!(self.call_builtin(id, &args));
+                        self.vm.stack.push(v);
+                    }
+                    Op::CallBuiltinMark(id) => {
+                        let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        let args = self.vm.take(self.vm.stack.len().saturating_sub(mark));
+                        let v = tri!(self.call_builtin(id, &args));
+                        self.vm.stack.push(v);
+                    }
+                    Op::CallHost { index, argc } => {
+                        let args = self.vm.take(argc as usize);
+                        let Some(h) = parts.host_functions.get(index as usize) else {
+                            return Err(internal("no host function"));
+                        };
+                        let v = tri!(self.call_host(h, &args));
+                        self.vm.stack.push(v);
+                    }
+                    Op::CallHostMark(index) => {
+                        let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        let args = self.vm.take(self.vm.stack.len().saturating_sub(mark));
+                        let Some(h) = parts.host_functions.get(index as usize) else {
+                            return Err(internal("no host function"));
+                        };
+                        let v = tri!(self.call_host(h, &args));
+                        self.vm.stack.push(v);
+                    }
+                    Op::CallMethod { method, argc } => {
+                        save_ip!();
+                        let pos = self.vm.stack.len().saturating_sub(argc as usize + 1);
+                        if let Flow::Entered = tri!(self.call_method(program, method, pos)) {
+                            continue 'outer;
+                        }
+                    }
+                    Op::CallMethodMark(method) => {
+                        save_ip!();
+                        let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        if let Flow::Entered =
+                            tri!(self.call_method(program, method, mark.saturating_sub(1)))
+                        {
+                            continue 'outer;
+                        }
+                    }
+                    Op::Closure(f) => {
+                        let v = tri!(self.closure(program, f, base, captures));
+                        self.vm.stack.push(v);
+                    }
+                    Op::CheckObject => {
+                        if let Value::Null = self.vm.peek() {
+                            tri!(Err(Error::new(ErrorKind::Value, "cannot destructure null")));
+                        }
+                    }
+                    Op::CheckArray => match self.vm.peek() {
+                        Value::Array(_) => {}
+                        Value::Null => {
+                            tri!(Err(Error::new(ErrorKind::Value, "cannot destructure null")))
+                        }
+                        Value::String(_) => tri!(Err(Error::new(
+                            ErrorKind::Value,
+                            "cannot destructure string as array"
+                        ))),
+                        _ => tri!(Err(Error::new(
+                            ErrorKind::Value,
+                            "cannot destructure non-array as array"
+                        ))),
+                    },
+                    Op::PatternField(k) => {
+                        let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let v = match self.vm.peek() {
+                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            _ => Value::Null,
+                        };
+                        self.vm.stack.push(v);
+                    }
+                    Op::PatternIndex(i) => {
+                        let v = match self.vm.peek() {
+                            Value::Array(a) => {
+                                a.items().get(i as usize).cloned().unwrap_or(Value::Null)
+                            }
+                            _ => Value::Null,
+                        };
+                        self.vm.stack.push(v);
+                    }
+                    Op::ObjectRest(k) => {
+                        let keys = parts.key_sets.get(k as usize).map_or(&[][..], |v| &v[..]);
+                        tri!(self.object_rest(keys));
+                    }
+                    Op::ArrayRest(from) => tri!(self.array_rest(from as usize)),
+                    Op::Return => {
+                        let result = self.vm.pop();
+                        let Some(frame) = self.vm.frames.pop() else {
+                            return Err(internal("no frame to return from"));
+                        };
+                        self.vm
+                            .stack
+                            .truncate((frame.base as usize).saturating_sub(1));
+                        if frame.func.is_some() {
+                            self.vm.leave();
+                        }
+                        if self.vm.frames.len() <= stop {
+                            return Ok(result);
+                        }
+                        self.vm.stack.push(result);
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn arith(&mut self, f: fn(&Value, &Value) -> Result<Value, Error>) -> Result<(), Error> {
+        let b = self.vm.pop();
+        let a = self.vm.top();
+        *a = f(a, &b)?;
+        Ok(())
+    }
+
+    fn load_global(&mut self, program: &Program, g: u32) -> Result<Value, Error> {
+        let Some(global) = program.parts().globals.get(g as usize) else {
+            return Err(internal("no global"));
+        };
+        if let Some(v) = self.ctx.get(&global.name) {
+            return Ok(v);
+        }
+        match &global.fallback {
+            Some(v) => Ok(v.clone()),
+            None => Err(unknown_identifier(&global.name)),
+        }
+    }
+
+    fn index(&mut self, obj: &Value, idx: &Value) -> Result<Value, Error> {
+        match (obj, idx) {
+            (Value::Array(a), Value::Number(n)) => {
+                let len = a.len() as f64;
+                let mut i = n.trunc();
+                if i < 0.0 {
+                    i += len;
+                }
+                if i >= 0.0 && i < len {
+                    Ok(a.items().get(i as usize).cloned().unwrap_or(Value::Null))
+                } else {
+                    Ok(Value::Null)
+                }
+            }
+            (Value::Object(o), Value::String(k)) => {
+                if is_restricted(k) {
+                    return Err(restricted(k));
+                }
+                Ok(o.get(k).cloned().unwrap_or(Value::Null))
+            }
+            (Value::Object(o), Value::Number(n)) => {
+                let mut buf = ryu_js::Buffer::new();
+                Ok(o.get(buf.format(*n)).cloned().unwrap_or(Value::Null))
+            }
+            (Value::String(s), Value::Number(n)) => {
+                if *n < 0.0 {
+                    return Err(Error::new(
+                        ErrorKind::Type,
+                        "Cannot use a negative index on a string (negative indexing applies to arrays only)",
+                    ));
+                }
+                let i = n.trunc();
+                if i >= s.len() as f64 {
+                    return Ok(Value::Null);
+                }
+                match s.chars().nth(i as usize) {
+                    Some(c) => {
+                        self.vm.alloc(c.len_utf8() as u64)?;
+                        let mut b = [0u8; 4];
+                        Ok(Value::String(Key::from(&*c.encode_utf8(&mut b))))
+                    }
+                    None => Ok(Value::Null),
+                }
+            }
+            (Value::Null, _) => Err(Error::new(
+                ErrorKind::Type,
+                format!("Cannot index null with {}", idx.type_name()),
+            )),
+            _ => Err(Error::new(
+                ErrorKind::Type,
+                format!("Cannot index {} with {}", obj.type_name(), idx.type_name()),
+            )),
+        }
+    }
+
+    fn build_array(&mut self, start: usize) -> Result<(), Error> {
+        let items = self.vm.stack.get(start..).unwrap_or(&[]);
+        let (size, depth) = measure_array(items);
+        self.vm.check_depth(depth)?;
+        self.vm.alloc(size)?;
+        let items = self.vm.stack.split_off(start.min(self.vm.stack.len()));
+        self.vm
+            .stack
+            .push(Value::Array(Arc::new(Array::new(items))));
+        Ok(())
+    }
+
+    fn build_object(&mut self, start: usize) -> Result<(), Error> {
+        let start = start.min(self.vm.stack.len());
+        let pairs = self.vm.stack.get(start..).unwrap_or(&[]);
+        let (size, depth) = measure_pairs(pairs);
+        let n = pairs.len() / 2;
+        self.vm.check_depth(depth)?;
+        self.vm.alloc(size)?;
+        let mut map = Map::with_capacity_and_hasher(n, Default::default());
+        let mut it = self.vm.stack.drain(start..);
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            if let Value::String(k) = k {
+                map.insert(k, v);
+            }
+        }
+        drop(it);
+        self.vm
+            .stack
+            .push(Value::Object(Arc::new(Object::new(map))));
+        Ok(())
+    }
+
+    fn spread_array(&mut self, v: Value, args: bool) -> Result<(), Error> {
+        match &v {
+            Value::Array(a) => {
+                self.vm.fuel(a.len() as u64)?;
+                self.vm.alloc(SLOT_BYTES.saturating_mul(a.len() as u64))?;
+                self.vm.stack.extend(a.items().iter().cloned());
+                Ok(())
+            }
+            Value::Null => Err(Error::new(ErrorKind::Value, "Cannot spread null")),
+            Value::String(_) if args => Err(Error::new(
+                ErrorKind::Value,
+                "Cannot spread string into arguments",
+            )),
+            Value::String(_) => Err(Error::new(
+                ErrorKind::Value,
+                "Cannot spread string into array",
+            )),
+            _ if args => Err(Error::new(ErrorKind::Value, "Cannot spread non-array")),
+            _ => Err(Error::new(
+                ErrorKind::Value,
+                "Cannot spread non-array into array",
+            )),
+        }
+    }
+
+    fn spread_object(&mut self, v: Value) -> Result<(), Error> {
+        match &v {
+            Value::Object(o) => {
+                self.vm.fuel(o.len() as u64)?;
+                self.vm
+                    .alloc(2 * SLOT_BYTES.saturating_mul(o.len() as u64))?;
+                for (k, v) in o.map() {
+                    self.vm.stack.push(Value::String(k.clone()));
+                    self.vm.stack.push(v.clone());
+                }
+                Ok(())
+            }
+            Value::Null => Err(Error::new(ErrorKind::Value, "Cannot spread null")),
+            Value::Array(_) => Err(Error::new(
+                ErrorKind::Value,
+                "Cannot spread array into object",
+            )),
+            _ => Err(Error::new(ErrorKind::Value, "Cannot spread non-object")),
+        }
+    }
+
+    fn template(&mut self, n: usize) -> Result<(), Error> {
+        let parts = self.vm.take(n);
+        let mut texts: SmallVec<[Key; 8]> = SmallVec::new();
+        for p in parts {
+            match p {
+                Value::String(s) => texts.push(s),
+                other => match stringify(self, &other)? {
+                    Value::String(s) => texts.push(s),
+                    v => return Err(internal(&format!("string() returned {}", v.type_name()))),
+                },
+            }
+        }
+        let total: usize = texts.iter().map(|t| t.len()).sum();
+        self.vm.alloc(total as u64)?;
+        let mut s = String::with_capacity(total);
+        for t in &texts {
+            s.push_str(t);
+        }
+        self.vm.stack.push(Value::String(s.into()));
+        Ok(())
+    }
+
+    fn object_rest(&mut self, keys: &[Key]) -> Result<(), Error> {
+        let src = self.vm.peek().clone();
+        let v = match &src {
+            Value::Object(o) => {
+                self.vm.fuel(o.len() as u64)?;
+                let map: Map = o
+                    .map()
+                    .iter()
+                    .filter(|(k, _)| !keys.contains(k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let obj = Object::new(map);
+                self.vm.alloc(obj.logical_size())?;
+                Value::Object(Arc::new(obj))
+            }
+            _ => {
+                self.vm.alloc(HEADER_BYTES)?;
+                Value::object(Map::default())
+            }
+        };
+        self.vm.stack.push(v);
+        Ok(())
+    }
+
+    fn array_rest(&mut self, from: usize) -> Result<(), Error> {
+        let items: Vec<Value> = match self.vm.peek() {
+            Value::Array(a) => a.items().get(from..).unwrap_or(&[]).to_vec(),
+            _ => Vec::new(),
+        };
+        self.vm.fuel(items.len() as u64)?;
+        let (size, _) = measure_array(&items);
+        self.vm.alloc(size)?;
+        self.vm.stack.push(Value::array(items));
+        Ok(())
+    }
+
+    fn closure(
+        &mut self,
+        program: &Program,
+        f: u32,
+        base: usize,
+        captures: &[Value],
+    ) -> Result<Value, Error> {
+        let Some(proto) = program.parts().protos.get(f as usize) else {
+            return Err(internal("no prototype"));
+        };
+        let values: Box<[Value]> = proto
+            .captures
+            .iter()
+            .map(|c| match *c {
+                Capture::Local(s) => self
+                    .vm
+                    .stack
+                    .get(base + s as usize)
+                    .cloned()
+                    .unwrap_or(Value::Null),
+                Capture::Capture(i) => captures.get(i as usize).cloned().unwrap_or(Value::Null),
+            })
+            .collect();
+        self.vm
+            .alloc(HEADER_BYTES + SLOT_BYTES * values.len() as u64)?;
+        Ok(Value::Function(Arc::new(Function::Closure(Closure {
+            program: program.clone(),
+            proto: f,
+            captures: values,
+        }))))
+    }
+
+    /// Calls the function at stack position `pos` with the values above it.
+    fn call_at(&mut self, pos: usize) -> Result<Flow, Error> {
+        let callee = self.vm.stack.get(pos).cloned().unwrap_or(Value::Null);
+        let Value::Function(func) = &callee else {
+            return Err(not_callable(&callee));
+        };
+        match &**func {
+            Function::Closure(_) => {
+                self.enter_closure(func.clone(), pos)?;
+                Ok(Flow::Entered)
+            }
+            Function::Builtin(id) => {
+                let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
+                self.vm.stack.truncate(pos);
+                let v = self.call_builtin(*id, &args)?;
+                self.vm.stack.push(v);
+                Ok(Flow::Done)
+            }
+            Function::Host(h) => {
+                let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
+                self.vm.stack.truncate(pos);
+                let v = self.call_host(h, &args)?;
+                self.vm.stack.push(v);
+                Ok(Flow::Done)
+            }
+        }
+    }
+
+    /// Pushes a frame for closure `func` whose callee slot is stack[pos].
+    fn enter_closure(&mut self, func: Arc<Function>, pos: usize) -> Result<(), Error> {
+        let Function::Closure(c) = &*func else {
+            return Err(internal("not a closure"));
+        };
+        let Some(proto) = c.program.parts().protos.get(c.proto as usize) else {
+            return Err(internal("no prototype"));
+        };
+        if let Some(cancel) = &self.vm.budget.cancel
+            && cancel.is_cancelled()
+        {
+            return Err(cancelled());
+        }
+        self.vm.enter()?;
+        let base = pos + 1;
+        let params = proto.params as usize;
+        let stack = &mut self.vm.stack;
+        let argc = stack.len().saturating_sub(base);
+        let mut rest = None;
+        if argc > params {
+            if proto.rest {
+                rest = Some(stack.split_off(base + params));
+            } else {
+                stack.truncate(base + params);
+            }
+        }
+        stack.resize(base + params, Value::Null);
+        if proto.rest {
+            let items = rest.unwrap_or_default();
+            let (size, depth) = measure_array(&items);
+            self.vm.check_depth(depth)?;
+            self.vm.alloc(size)?;
+            self.vm
+                .stack
+                .push(Value::Array(Arc::new(Array::new(items))));
+        }
+        self.vm
+            .stack
+            .resize(base + proto.slots as usize, Value::Null);
+        let proto_index = c.proto;
+        self.vm.frames.push(Frame {
+            func: Some(func),
+            proto: proto_index,
+            ip: 0,
+            base: u32::try_from(base).map_err(|_| internal("stack too deep"))?,
+        });
+        Ok(())
+    }
+
+    fn call_builtin(&mut self, id: u16, args: &[Value]) -> Result<Value, Error> {
+        self.vm.enter()?;
+        let r = stdlib::call_function(self, id, args);
+        self.vm.leave();
+        r
+    }
+
+    fn call_host(&mut self, h: &HostFunction, args: &[Value]) -> Result<Value, Error> {
+        stdlib::check_arity(&h.name, h.arity, args.len())?;
+        self.vm.enter()?;
+        self.vm.fuel(h.fuel_per_call)?;
+        let mut meter = Meter::default();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (h.callback)(&mut meter, args)
+        }));
+        self.vm.leave();
+        self.vm.fuel(meter.charged())?;
+        self.vm.check_interrupts()?;
+        match r {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(Error::new(ErrorKind::Host, e.0)),
+            Err(_) => Err(Error::new(
+                ErrorKind::Host,
+                format!("host function '{}' panicked", h.name),
+            )),
+        }
+    }
+
+    /// A method call with the receiver at stack position `pos`.
+    fn call_method(&mut self, program: &Program, method: u16, pos: usize) -> Result<Flow, Error> {
+        let Some(m) = program.parts().methods.get(method as usize) else {
+            return Err(internal("no method"));
+        };
+        let recv = self.vm.stack.get(pos).unwrap_or(&NULL);
+        if let Value::Object(o) = recv
+            && let Some(f @ Value::Function(_)) = o.get(&m.name)
+        {
+            let f = f.clone();
+            if let Some(slot) = self.vm.stack.get_mut(pos) {
+                *slot = f;
+            }
+            return self.call_at(pos);
+        }
+        match m.id {
+            Some(id) if stdlib::has_method(id, recv) => {
+                let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
+                let recv = self.vm.pop();
+                self.vm.enter()?;
+                let r = stdlib::call_method(self, id, &recv, &args);
+                self.vm.leave();
+                self.vm.stack.push(r?);
+                Ok(Flow::Done)
+            }
+            _ => Err(stdlib::no_such_method(&m.name, recv)),
+        }
+    }
+}
+
+#[cold]
+fn null_property(key: &str) -> Error {
+    Error::type_error(format_args!("cannot read property '{key}' of null"))
+}
+
+#[cold]
+fn unknown_identifier(name: &str) -> Error {
+    Error::new(ErrorKind::Reference, format!("Unknown identifier '{name}'"))
+}
+
+/// Converts a value to a string as the built-in `string()` does (templates).
+fn stringify(rt: &mut dyn Runtime, v: &Value) -> Result<Value, Error> {
+    static STRING: std::sync::OnceLock<Option<u16>> = std::sync::OnceLock::new();
+    match STRING.get_or_init(|| stdlib::function_id("string")) {
+        Some(id) => stdlib::call_function(rt, *id, std::slice::from_ref(v)),
+        None => {
+            let mut s = String::new();
+            crate::program::show_value(v, &mut s);
+            Ok(Value::String(s.into()))
+        }
+    }
+}
+
+impl Runtime for Exec<'_> {
+    fn call(&mut self, f: &Value, args: &[Value]) -> Result<Value, Error> {
+        self.vm.fuel(1)?;
+        let Value::Function(func) = f else {
+            return Err(not_callable(f));
+        };
+        match &**func {
+            Function::Closure(_) => {
+                let (stack, frames, marks, depth) = (
+                    self.vm.stack.len(),
+                    self.vm.frames.len(),
+                    self.vm.marks.len(),
+                    self.vm.budget.depth,
+                );
+                self.vm
+                    .alloc(SLOT_BYTES.saturating_mul(args.len() as u64))?;
+                self.vm.stack.push(f.clone());
+                self.vm.stack.extend(args.iter().cloned());
+                let r = self
+                    .enter_closure(func.clone(), stack)
+                    .and_then(|()| self.execute(frames));
+                if r.is_err() {
+                    self.vm.stack.truncate(stack);
+                    self.vm.frames.truncate(frames);
+                    self.vm.marks.truncate(marks);
+                    self.vm.budget.depth = depth;
+                }
+                r
+            }
+            Function::Builtin(id) => self.call_builtin(*id, args),
+            Function::Host(h) => self.call_host(h, args),
+        }
+    }
+
+    fn fuel(&mut self, units: u64) -> Result<(), Error> {
+        self.vm.fuel(units)
+    }
+
+    fn alloc(&mut self, bytes: u64) -> Result<(), Error> {
+        self.vm.alloc(bytes)
+    }
+
+    fn check_depth(&self, depth: u32) -> Result<(), Error> {
+        self.vm.check_depth(depth)
+    }
+
+    fn now(&mut self) -> Result<f64, Error> {
+        if let Some(now) = self.vm.budget.now {
+            return Ok(now);
+        }
+        let now = match &self.vm.clock {
+            Clock::System => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_millis() as f64),
+            Clock::Fixed(ms) => *ms,
+            Clock::Custom(f) => f(),
+            Clock::Disabled => {
+                return Err(Error::new(
+                    ErrorKind::Value,
+                    "now() is disabled in this run",
+                ));
+            }
+        };
+        if !now.is_finite() {
+            return Err(Error::new(
+                ErrorKind::Value,
+                "the clock returned a non-finite time",
+            ));
+        }
+        self.vm.budget.now = Some(now);
+        Ok(now)
+    }
+
+    fn random(&mut self) -> Result<f64, Error> {
+        let Some(state) = &mut self.vm.budget.rng else {
+            return Err(Error::new(
+                ErrorKind::Value,
+                "random() is disabled in this run",
+            ));
+        };
+        // SplitMix64.
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        Ok((z >> 11) as f64 / (1u64 << 53) as f64)
+    }
+
+    fn regex(&mut self, pattern: &str, flags: &str) -> Result<Arc<Regex>, Error> {
+        let cache = &mut self.vm.regexes;
+        if let Some(i) = cache
+            .iter()
+            .position(|(p, f, _)| &**p == pattern && &**f == flags)
+        {
+            let entry = cache.remove(i);
+            let r = entry.2.clone();
+            cache.push(entry);
+            return Ok(r);
+        }
+        self.vm.fuel(pattern.len() as u64)?;
+        let r = Arc::new(stdlib::regex::compile(pattern, flags)?);
+        let cache = &mut self.vm.regexes;
+        if cache.len() >= REGEX_CACHE {
+            cache.remove(0);
+        }
+        cache.push((pattern.into(), flags.into(), r.clone()));
+        Ok(r)
+    }
+}
