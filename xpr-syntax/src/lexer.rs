@@ -13,10 +13,13 @@
 //!   check is O(1) per token (the `(`'s index is kept on the bracket stack),
 //!   so lexing is linear.
 //!
-//! The lexer also bounds nesting before any tree is built: more than
-//! `max_depth` open brackets (`(`, `[`, `{`, `${`) plus consecutive prefix
-//! operators (`-`, `!`) is a depth error, so a megabyte of `(` or `-` stops
-//! after at most `max_depth + 2` tokens. Every token consumes at least one
+//! The lexer also bounds nesting before any tree is built, so a megabyte of
+//! `(`, `[` or `-` stops after at most `max_depth + 1` tokens: it keeps a
+//! lower bound of the number of AST nodes enclosing the current point (one
+//! per open bracket other than a grouping `(`, one per consecutive prefix
+//! `-` / `!`) and reports a depth error when it exceeds `max_depth`; more
+//! than `max_depth` open brackets of any kind, grouping parentheses
+//! included, is a depth error as well. Every token consumes at least one
 //! character, so the token count never exceeds the character count.
 
 use crate::ast::Span;
@@ -292,16 +295,24 @@ impl Lexer {
         self.tokens.push((pos(start), tok, pos(self.i)));
     }
 
-    /// Emits an opening bracket and pushes its frame.
+    /// Emits an opening bracket and pushes its frame. A `(` in operand
+    /// position (a group or arrow parameters) adds no AST level; every other
+    /// bracket encloses its content in a node (call, index, array, object,
+    /// template). More open brackets than `max_depth` is a depth error too.
     fn open(&mut self, start: usize, kind: Open, tok: Tok) -> Result<(), ParseError> {
-        let level = self.level().saturating_add(1);
-        if level > self.max_depth {
-            return Err(ParseError::depth(Span::new(pos(start), pos(self.i))));
-        }
         let arrow_candidate = (kind == Open::Paren
             && !self.prev_ends_operand()
             && !matches!(self.tokens.last(), Some((_, Tok::QuestionDot, _))))
         .then_some(self.tokens.len());
+        let level = if arrow_candidate.is_some() {
+            self.level()
+        } else {
+            self.level().saturating_add(1)
+        };
+        let nesting = u32::try_from(self.stack.len()).unwrap_or(u32::MAX);
+        if level > self.max_depth || nesting >= self.max_depth {
+            return Err(ParseError::depth(Span::new(pos(start), pos(self.i))));
+        }
         self.push(start, tok);
         self.stack.push(Frame {
             kind,
