@@ -1,9 +1,435 @@
-//! Built-ins for object values.
+//! Built-ins for object values (spec "Object Methods", "New Object Methods
+//! (v0.2)", "fromEntries (v0.5)").
+//!
+//! - `keys()`, `values()` and `entries()` list keys in alphabetical order,
+//!   meaning ascending Unicode code-point order (Rust `str` order); objects
+//!   otherwise keep insertion order.
+//! - Keys built from values (`fromEntries`, and `groupBy` / `keyBy` in the
+//!   array module) are the value's display form, as `string()` spells it:
+//!   `1` -> `"1"`, `true` -> `"true"`, `null` -> `"null"`, `[1,2]` -> `"[1,2]"`.
+//! - Restricted names (`__proto__`, `constructor`, `prototype`) in data pass
+//!   through unchanged: only access by name is denied (by the VM).
+//! - Fuel: one unit per key visited plus `n * ceil(log2(n + 1))` for sorting
+//!   `n` keys ([`sort_fuel`]); memory for each new array or object is charged
+//!   before it is built.
 
-use super::{FunctionDef, MethodDef};
+use std::sync::Arc;
+
+use super::array::ELEMENT_FUEL;
+use super::{FunctionDef, MethodDef, no_such_method};
+use crate::error::Error;
+use crate::format::display_metered;
+use crate::function::Arity;
+use crate::runtime::Runtime;
+use crate::value::{Array, HEADER_BYTES, Key, Map, Object, SLOT_BYTES, Value};
 
 /// Global functions of this module.
-pub(crate) const FUNCTIONS: &[FunctionDef] = &[];
+pub(crate) const FUNCTIONS: &[FunctionDef] = &[FunctionDef {
+    name: "fromEntries",
+    arity: Arity::Exact(1),
+    call: from_entries,
+}];
 
 /// Methods of this module's receiver type.
-pub(crate) const METHODS: &[MethodDef] = &[];
+pub(crate) const METHODS: &[MethodDef] = &[
+    MethodDef {
+        name: "keys",
+        arity: Arity::Exact(0),
+        call: keys,
+    },
+    MethodDef {
+        name: "values",
+        arity: Arity::Exact(0),
+        call: values,
+    },
+    MethodDef {
+        name: "entries",
+        arity: Arity::Exact(0),
+        call: entries,
+    },
+    MethodDef {
+        name: "has",
+        arity: Arity::Exact(1),
+        call: has,
+    },
+];
+
+/// Fuel for sorting `n` keys: `n * ceil(log2(n + 1))` (0 for `n == 0`).
+pub(crate) fn sort_fuel(n: usize) -> u64 {
+    let n = n as u64;
+    n.saturating_mul(u64::from(u64::BITS - n.leading_zeros()))
+}
+
+/// The object key a value stands for: a string as itself, any other value
+/// as its display form (what `string()` returns), charged as text built.
+/// `method` names the built-in in the error.
+///
+/// # Errors
+/// `Type error: METHOD() key cannot be a function` (nor contain one); the
+/// fuel or memory error.
+pub(crate) fn key_text(rt: &mut dyn Runtime, v: &Value, method: &str) -> Result<Key, Error> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Function(_) => Err(Error::type_error(format_args!(
+            "{method}() key cannot be a function"
+        ))),
+        other => {
+            let mut text = String::new();
+            display_metered(rt, other, &mut text).map_err(|e| {
+                if e.kind() == crate::error::ErrorKind::Type {
+                    Error::type_error(format_args!("{method}() key cannot contain a function"))
+                } else {
+                    e
+                }
+            })?;
+            Ok(text.into())
+        }
+    }
+}
+
+/// Wraps `map` (memory already charged) into an object value, checking its
+/// nesting depth against the budget.
+pub(crate) fn finish_object(rt: &mut dyn Runtime, map: Map) -> Result<Value, Error> {
+    let object = Object::new(map);
+    rt.check_depth(object.depth())?;
+    Ok(Value::Object(Arc::new(object)))
+}
+
+/// Wraps `items` (memory already charged) into an array value, checking its
+/// nesting depth against the budget.
+fn finish_array(rt: &mut dyn Runtime, items: Vec<Value>) -> Result<Value, Error> {
+    let array = Array::new(items);
+    rt.check_depth(array.depth())?;
+    Ok(Value::Array(Arc::new(array)))
+}
+
+/// The receiver as an object (the registry guarantees it; the re-check
+/// keeps a direct call from panicking).
+fn this<'a>(name: &str, v: &'a Value) -> Result<&'a Arc<Object>, Error> {
+    match v {
+        Value::Object(o) => Ok(o),
+        other => Err(no_such_method(name, other)),
+    }
+}
+
+/// The entries in alphabetical (code-point) key order, charging one unit
+/// of fuel per key plus the sort.
+fn sorted_entries<'a>(
+    rt: &mut dyn Runtime,
+    o: &'a Object,
+) -> Result<Vec<(&'a Key, &'a Value)>, Error> {
+    let n = o.len();
+    rt.fuel(
+        (n as u64)
+            .saturating_mul(ELEMENT_FUEL)
+            .saturating_add(sort_fuel(n)),
+    )?;
+    let mut list: Vec<(&Key, &Value)> = o.map().iter().collect();
+    // Keys are distinct and `str` order is total: an unstable sort is exact.
+    list.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    Ok(list)
+}
+
+/// `obj.keys()`: the keys, alphabetically.
+fn keys(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, Error> {
+    let o = this("keys", this_)?;
+    let list = sorted_entries(rt, o)?;
+    let bytes = list.iter().fold(HEADER_BYTES, |acc, (k, _)| {
+        acc.saturating_add(SLOT_BYTES + k.len() as u64)
+    });
+    rt.alloc(bytes)?;
+    finish_array(
+        rt,
+        list.into_iter()
+            .map(|(k, _)| Value::String(k.clone()))
+            .collect(),
+    )
+}
+
+/// `obj.values()`: the values, in alphabetical order of their keys.
+fn values(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, Error> {
+    let o = this("values", this_)?;
+    let list = sorted_entries(rt, o)?;
+    let bytes = list.iter().fold(HEADER_BYTES, |acc, (_, v)| {
+        acc.saturating_add(SLOT_BYTES + v.logical_size())
+    });
+    rt.alloc(bytes)?;
+    finish_array(rt, list.into_iter().map(|(_, v)| v.clone()).collect())
+}
+
+/// `obj.entries()`: `[key, value]` pairs, alphabetically by key.
+fn entries(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, Error> {
+    let o = this("entries", this_)?;
+    let list = sorted_entries(rt, o)?;
+    let bytes = list.iter().fold(HEADER_BYTES, |acc, (k, v)| {
+        let pair =
+            HEADER_BYTES + 2 * SLOT_BYTES + (k.len() as u64).saturating_add(v.logical_size());
+        acc.saturating_add(SLOT_BYTES.saturating_add(pair))
+    });
+    rt.alloc(bytes)?;
+    finish_array(
+        rt,
+        list.into_iter()
+            .map(|(k, v)| Value::array(vec![Value::String(k.clone()), v.clone()]))
+            .collect(),
+    )
+}
+
+/// `obj.has(key)`: whether `key` is a top-level key. `key` must be a string.
+fn has(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
+    let o = this("has", this_)?;
+    rt.fuel(ELEMENT_FUEL)?;
+    match args.first() {
+        Some(Value::String(k)) => Ok(Value::Bool(o.get(k).is_some())),
+        other => Err(Error::type_error(format_args!(
+            "has() expects a string key, got {}",
+            other.map_or("nothing", Value::type_name)
+        ))),
+    }
+}
+
+/// `fromEntries(pairs)`: an object from `[key, value]` pairs, in order of
+/// first appearance of each key; a later pair with the same key replaces
+/// the value. A non-string key becomes its display form (`1` -> `"1"`).
+fn from_entries(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
+    let pairs = match args.first() {
+        Some(Value::Array(a)) => a,
+        other => {
+            return Err(Error::type_error(format_args!(
+                "fromEntries() expects an array of [key, value] pairs, got {}",
+                other.map_or("nothing", Value::type_name)
+            )));
+        }
+    };
+    rt.alloc(HEADER_BYTES)?;
+    let mut map = Map::default();
+    for (i, pair) in pairs.items().iter().enumerate() {
+        rt.fuel(ELEMENT_FUEL)?;
+        let (k, v) = match pair {
+            Value::Array(p) => match p.items() {
+                [k, v] => (k, v),
+                other => {
+                    return Err(Error::type_error(format_args!(
+                        "fromEntries() expects [key, value] pairs, got an array of {} elements at index {i}",
+                        other.len()
+                    )));
+                }
+            },
+            other => {
+                return Err(Error::type_error(format_args!(
+                    "fromEntries() expects [key, value] pairs, got {} at index {i}",
+                    other.type_name()
+                )));
+            }
+        };
+        let key = key_text(rt, k, "fromEntries")?;
+        let mut bytes = SLOT_BYTES + v.logical_size();
+        if !map.contains_key(&key) {
+            bytes = bytes.saturating_add(key.len() as u64);
+        }
+        rt.alloc(bytes)?;
+        map.insert(key, v.clone());
+    }
+    finish_object(rt, map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::stdlib::testing::TestRuntime;
+    use crate::stdlib::{call_function, call_method, function_id, method_id};
+    use serde_json::json;
+
+    fn j(v: serde_json::Value) -> Value {
+        Value::from_json(&v).unwrap()
+    }
+
+    fn call(
+        rt: &mut TestRuntime,
+        recv: &Value,
+        name: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        call_method(rt, method_id(name).unwrap(), recv, args)
+    }
+
+    fn ok(recv: serde_json::Value, name: &str, args: &[Value]) -> Value {
+        call(&mut TestRuntime::default(), &j(recv), name, args)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    fn from_entries(arg: Value) -> Result<Value, Error> {
+        let mut rt = TestRuntime::default();
+        call_function(&mut rt, function_id("fromEntries").unwrap(), &[arg])
+    }
+
+    fn key_list(v: &Value) -> Vec<String> {
+        v.as_object()
+            .unwrap()
+            .map()
+            .keys()
+            .map(|k| k.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn keys_values_entries_in_code_point_order() {
+        let recv = json!({"c": 3, "a": 1, "b": 2});
+        assert_eq!(ok(recv.clone(), "keys", &[]), j(json!(["a", "b", "c"])));
+        assert_eq!(ok(recv.clone(), "values", &[]), j(json!([1, 2, 3])));
+        assert_eq!(
+            ok(recv, "entries", &[]),
+            j(json!([["a", 1], ["b", 2], ["c", 3]]))
+        );
+        // Upper case before lower case, digits before letters, code points
+        // (not UTF-16 units): U+FF5E before U+1F600.
+        let recv = json!({"b": 0, "B": 0, "_": 0, "1": 0, "é": 0, "😀": 0, "～": 0});
+        assert_eq!(
+            ok(recv, "keys", &[]),
+            j(json!(["1", "B", "_", "b", "é", "～", "😀"]))
+        );
+        for name in ["keys", "values", "entries"] {
+            assert_eq!(ok(json!({}), name, &[]), j(json!([])));
+        }
+    }
+
+    #[test]
+    fn restricted_names_in_data_pass_through() {
+        let recv = json!({"prototype": 1, "__proto__": 2, "constructor": 3});
+        assert_eq!(
+            ok(recv.clone(), "keys", &[]),
+            j(json!(["__proto__", "constructor", "prototype"]))
+        );
+        assert_eq!(
+            ok(recv, "has", &[Value::from("__proto__")]),
+            Value::Bool(true)
+        );
+        let out = from_entries(j(json!([["__proto__", 1]]))).unwrap();
+        assert_eq!(key_list(&out), ["__proto__"]);
+    }
+
+    #[test]
+    fn has_checks_top_level_string_keys() {
+        assert_eq!(
+            ok(json!({"a": null}), "has", &[Value::from("a")]),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            ok(json!({"a": {"b": 1}}), "has", &[Value::from("b")]),
+            Value::Bool(false)
+        );
+        let e = call(
+            &mut TestRuntime::default(),
+            &j(json!({"1": 1})),
+            "has",
+            &[Value::Number(1.0)],
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Type error: has() expects a string key, got number"
+        );
+        let e = call(
+            &mut TestRuntime::default(),
+            &j(json!([1])),
+            "has",
+            &[Value::from("a")],
+        )
+        .unwrap_err();
+        assert_eq!(e.message(), "Type error: cannot call method 'has' on array");
+    }
+
+    #[test]
+    fn entries_charge_memory_and_depth() {
+        let recv = j(json!({"ab": "xyz", "c": [1]}));
+        let mut rt = TestRuntime::default();
+        let out = call(&mut rt, &recv, "entries", &[]).unwrap();
+        assert_eq!(rt.bytes_used, out.logical_size());
+        assert!(rt.fuel_used >= 2);
+        let mut deep = Value::Null;
+        for _ in 0..999 {
+            deep = Value::array(vec![deep]);
+        }
+        let mut map = Map::default();
+        map.insert("k".into(), deep);
+        let recv = Value::object(map); // depth 1000
+        let e = call(&mut rt, &recv, "entries", &[]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Depth);
+        assert!(call(&mut rt, &recv, "values", &[]).is_ok());
+        let mut rt = TestRuntime {
+            memory_limit: Some(40),
+            ..TestRuntime::default()
+        };
+        let e = call(&mut rt, &j(json!({"a": 1})), "keys", &[]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Memory);
+    }
+
+    #[test]
+    fn from_entries_builds_objects() {
+        assert_eq!(
+            from_entries(j(json!([["a", 1], ["b", 2]]))).unwrap(),
+            j(json!({"a": 1, "b": 2}))
+        );
+        assert_eq!(from_entries(j(json!([]))).unwrap(), j(json!({})));
+        // Later pairs win; the key keeps its first position.
+        let out = from_entries(j(json!([["a", 1], ["b", 2], ["a", 3]]))).unwrap();
+        assert_eq!(out, j(json!({"a": 3, "b": 2})));
+        assert_eq!(key_list(&out), ["a", "b"]);
+        // Non-string keys: their display form.
+        let out = from_entries(j(json!([
+            [1, "x"],
+            [1.5, "y"],
+            [true, 0],
+            [null, 0],
+            [[1, 2], 0]
+        ])))
+        .unwrap();
+        assert_eq!(key_list(&out), ["1", "1.5", "true", "null", "[1,2]"]);
+        // Round trip with entries().
+        let obj = j(json!({"z": [1], "a": {"b": null}}));
+        let back =
+            from_entries(call(&mut TestRuntime::default(), &obj, "entries", &[]).unwrap()).unwrap();
+        assert_eq!(back, obj);
+    }
+
+    #[test]
+    fn from_entries_errors() {
+        let e = from_entries(Value::Number(42.0)).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Type error: fromEntries() expects an array of [key, value] pairs, got number"
+        );
+        let e = from_entries(j(json!([1, 2]))).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Type error: fromEntries() expects [key, value] pairs, got number at index 0"
+        );
+        for bad in [
+            json!([["a"]]),
+            json!([["a", 1, 2]]),
+            json!([[]]),
+            json!([["a", 1], "ab"]),
+        ] {
+            let e = from_entries(j(bad.clone())).unwrap_err();
+            assert!(e.message().contains("pair"), "{bad}: {e}");
+            assert_eq!(e.kind(), ErrorKind::Type);
+        }
+        let mut rt = TestRuntime::default();
+        let e = call_function(&mut rt, function_id("fromEntries").unwrap(), &[]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Arity);
+        let f = Value::Function(std::sync::Arc::new(crate::function::Function::Builtin(0)));
+        let e = from_entries(Value::array(vec![Value::array(vec![f, Value::Null])])).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Type error: fromEntries() key cannot be a function"
+        );
+    }
+
+    #[test]
+    fn sort_fuel_grows_as_n_log_n() {
+        assert_eq!(sort_fuel(0), 0);
+        assert_eq!(sort_fuel(1), 1);
+        assert_eq!(sort_fuel(1024), 1024 * 11);
+    }
+}

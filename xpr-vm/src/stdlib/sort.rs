@@ -1,0 +1,376 @@
+//! The sort behind `sort` and `sortBy` (spec "Collection Methods", v0.5
+//! "New Array Methods"; issue: standard library, "sort and sortBy are stable").
+//!
+//! A bottom-up merge sort of our own rather than `slice::sort_by`, because:
+//! - the comparator may fail (a callback error, the fuel budget), and the
+//!   error must stop the sort and propagate;
+//! - the comparator may be inconsistent (`(a, b) => random() - 0.5`): the
+//!   standard sort may panic then, while a merge sort only ever compares the
+//!   heads of two runs and writes each element exactly once per pass, so it
+//!   always ends, after at most `n * ceil(log2 n)` comparisons, with a
+//!   permutation of its input;
+//! - every comparison costs one unit of fuel ([`COMPARE_FUEL`]), charged in
+//!   batches of [`FUEL_BATCH`] so that a sort under a small budget stops
+//!   after at most that many comparisons past the budget.
+//!
+//! The merge is stable: on a tie the element of the left run (earlier in
+//! the input) is taken first.
+
+use std::cmp::Ordering;
+
+use crate::error::Error;
+use crate::runtime::Runtime;
+use crate::value::Value;
+
+/// Fuel units charged per comparison (on top of what a comparator callback
+/// costs through [`Runtime::call`]).
+pub const COMPARE_FUEL: u64 = 1;
+
+/// Comparisons counted locally before they are charged to the runtime.
+const FUEL_BATCH: u64 = 256;
+
+/// Counts comparisons and charges them to the runtime in batches.
+struct Ticker {
+    pending: u64,
+}
+
+impl Ticker {
+    #[inline]
+    fn tick(&mut self, rt: &mut dyn Runtime) -> Result<(), Error> {
+        self.pending += COMPARE_FUEL;
+        if self.pending >= FUEL_BATCH {
+            let units = std::mem::take(&mut self.pending);
+            rt.fuel(units)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, rt: &mut dyn Runtime) -> Result<(), Error> {
+        let units = std::mem::take(&mut self.pending);
+        if units > 0 { rt.fuel(units) } else { Ok(()) }
+    }
+}
+
+/// Sorts `items` stably with a fallible comparator, which receives the
+/// runtime so that it can call back into the VM.
+///
+/// `cmp(rt, a, b)` says how `a` orders against `b`; only `Greater` moves `b`
+/// before `a`. Charges [`COMPARE_FUEL`] per comparison. Allocates one
+/// scratch buffer of `items.len()` elements (the caller charges the memory
+/// of what it builds from the result).
+///
+/// # Errors
+/// The first error of `cmp`, or the fuel error; the sort stops there.
+pub fn merge_sort<T, F>(rt: &mut dyn Runtime, items: Vec<T>, mut cmp: F) -> Result<Vec<T>, Error>
+where
+    T: Copy,
+    F: FnMut(&mut dyn Runtime, T, T) -> Result<Ordering, Error>,
+{
+    let n = items.len();
+    if n < 2 {
+        return Ok(items);
+    }
+    let mut ticker = Ticker { pending: 0 };
+    let mut src = items;
+    let mut dst = src.clone();
+    let mut width = 1usize;
+    while width < n {
+        let span = width.saturating_mul(2);
+        // `src` and `dst` have the same length, so their chunks pair up
+        // with equal lengths.
+        for (from, to) in src.chunks(span).zip(dst.chunks_mut(span)) {
+            let (left, right) = from.split_at(width.min(from.len()));
+            merge(rt, &mut ticker, left, right, to, &mut cmp)?;
+        }
+        std::mem::swap(&mut src, &mut dst);
+        width = span;
+    }
+    ticker.flush(rt)?;
+    Ok(src)
+}
+
+/// Merges the sorted runs `left` and `right` into `out`
+/// (`out.len() == left.len() + right.len()`).
+fn merge<T, F>(
+    rt: &mut dyn Runtime,
+    ticker: &mut Ticker,
+    left: &[T],
+    right: &[T],
+    out: &mut [T],
+    cmp: &mut F,
+) -> Result<(), Error>
+where
+    T: Copy,
+    F: FnMut(&mut dyn Runtime, T, T) -> Result<Ordering, Error>,
+{
+    // Already in order (sorted or nearly sorted input): one comparison.
+    if let (Some(&last), Some(&first)) = (left.last(), right.first()) {
+        ticker.tick(rt)?;
+        if cmp(rt, last, first)? != Ordering::Greater {
+            for (slot, &v) in out.iter_mut().zip(left.iter().chain(right)) {
+                *slot = v;
+            }
+            return Ok(());
+        }
+    }
+    let (mut i, mut j) = (0usize, 0usize);
+    for slot in out.iter_mut() {
+        *slot = match (left.get(i), right.get(j)) {
+            (Some(&a), Some(&b)) => {
+                ticker.tick(rt)?;
+                if cmp(rt, a, b)? == Ordering::Greater {
+                    j += 1;
+                    b
+                } else {
+                    i += 1;
+                    a
+                }
+            }
+            (Some(&a), None) => {
+                i += 1;
+                a
+            }
+            (None, Some(&b)) => {
+                j += 1;
+                b
+            }
+            // Unreachable: `out` is exactly as long as both runs together.
+            (None, None) => break,
+        };
+    }
+    Ok(())
+}
+
+/// The default order of `sort()` and of `sortBy` keys (decision: numbers
+/// numerically, strings by code point, `false` before `true`). Only
+/// meaningful for two values of one sortable kind, which
+/// [`check_sortable`] establishes first; any other pair compares equal.
+#[inline]
+pub fn default_cmp(a: &Value, b: &Value) -> Ordering {
+    match (a, b) {
+        // Never NaN: values are finite. -0 and 0 are equal (stable order kept).
+        (Value::Number(x), Value::Number(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+        // UTF-8 byte order is Unicode code-point order.
+        (Value::String(x), Value::String(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        _ => Ordering::Equal,
+    }
+}
+
+/// Checks that `values` can be put in the default order: all numbers, all
+/// strings or all booleans. `what` names them in the error (`"values"`,
+/// `"keys"`).
+///
+/// # Errors
+/// `Type error: METHOD() cannot order T values ...` for null, arrays,
+/// objects, regexes and functions; `Type error: METHOD() cannot compare
+/// T1 and T2 ...` for a mix of kinds.
+pub fn check_sortable<'a>(
+    method: &str,
+    what: &str,
+    values: impl IntoIterator<Item = &'a Value>,
+) -> Result<(), Error> {
+    let mut kind: Option<&'static str> = None;
+    for v in values {
+        match v {
+            Value::Number(_) | Value::String(_) | Value::Bool(_) => {}
+            other => {
+                return Err(Error::type_error(format_args!(
+                    "{method}() cannot order {} {what} (only numbers, strings or booleans)",
+                    other.type_name()
+                )));
+            }
+        }
+        let t = v.type_name();
+        match kind {
+            None => kind = Some(t),
+            Some(k) if k != t => {
+                return Err(Error::type_error(format_args!(
+                    "{method}() cannot compare {k} and {t} {what}"
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Reads a comparator's result: negative orders `a` first, positive `b`
+/// first, zero keeps the input order.
+///
+/// # Errors
+/// `Type error: sort() comparator must return a number, got T`.
+pub fn comparator_result(v: &Value) -> Result<Ordering, Error> {
+    match v {
+        Value::Number(n) if *n < 0.0 => Ok(Ordering::Less),
+        Value::Number(n) if *n > 0.0 => Ok(Ordering::Greater),
+        Value::Number(_) => Ok(Ordering::Equal),
+        other => Err(Error::type_error(format_args!(
+            "sort() comparator must return a number, got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::stdlib::testing::TestRuntime;
+
+    fn ints(v: &[i64]) -> Vec<i64> {
+        v.to_vec()
+    }
+
+    #[test]
+    fn sorts_integers_of_every_small_length() {
+        let mut rt = TestRuntime::default();
+        let mut state = 7u64;
+        for n in 0..70usize {
+            let input: Vec<i64> = (0..n)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    ((state >> 33) % 20) as i64
+                })
+                .collect();
+            let got =
+                merge_sort(&mut rt, input.clone(), |_, a: i64, b: i64| Ok(a.cmp(&b))).unwrap();
+            let mut want = input;
+            want.sort();
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn merge_is_stable() {
+        let mut rt = TestRuntime::default();
+        // (key, original position): sort by key only.
+        let input: Vec<(i64, usize)> = [3, 1, 3, 2, 1, 3, 2, 1].iter().copied().zip(0..).collect();
+        let got = merge_sort(&mut rt, input, |_, a: (i64, usize), b: (i64, usize)| {
+            Ok(a.0.cmp(&b.0))
+        })
+        .unwrap();
+        let positions: Vec<usize> = got.iter().map(|p| p.1).collect();
+        assert_eq!(positions, vec![1, 4, 7, 3, 6, 0, 2, 5]);
+    }
+
+    #[test]
+    fn inconsistent_comparator_returns_a_permutation() {
+        let mut rt = TestRuntime::default();
+        let mut state = 1u64;
+        let input: Vec<i64> = (0..1000).collect();
+        let got = merge_sort(&mut rt, input.clone(), |_, _, _| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Ok(match state >> 62 {
+                0 => Ordering::Less,
+                1 => Ordering::Equal,
+                _ => Ordering::Greater,
+            })
+        })
+        .unwrap();
+        let mut sorted = got.clone();
+        sorted.sort();
+        assert_eq!(sorted, input);
+        assert_ne!(got, input, "a random comparator should move something");
+    }
+
+    #[test]
+    fn comparator_error_stops_the_sort() {
+        let mut rt = TestRuntime::default();
+        let mut calls = 0;
+        let err = merge_sort(&mut rt, ints(&[5, 4, 3, 2, 1]), |_, _, _| {
+            calls += 1;
+            if calls == 3 {
+                Err(Error::type_error("boom"))
+            } else {
+                Ok(Ordering::Greater)
+            }
+        })
+        .unwrap_err();
+        assert_eq!(err.message(), "Type error: boom");
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn comparisons_are_charged_and_bounded() {
+        let mut rt = TestRuntime::default();
+        let n = 1024usize;
+        let input: Vec<i64> = (0..n as i64).rev().collect();
+        let got = merge_sort(&mut rt, input, |_, a: i64, b: i64| Ok(a.cmp(&b))).unwrap();
+        assert_eq!(got.first(), Some(&0));
+        assert!(rt.fuel_used >= (n as u64) / 2, "fuel {}", rt.fuel_used);
+        assert!(rt.fuel_used <= (n as u64) * 10 + 1, "fuel {}", rt.fuel_used);
+    }
+
+    #[test]
+    fn fuel_limit_stops_a_long_sort() {
+        let mut rt = TestRuntime {
+            fuel_limit: Some(1000),
+            ..TestRuntime::default()
+        };
+        let input: Vec<i64> = (0..100_000).map(|i| (i * 7919) % 100_003).collect();
+        let err = merge_sort(&mut rt, input, |_, a: i64, b: i64| Ok(a.cmp(&b))).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Fuel);
+        assert!(rt.fuel_used <= 1000 + FUEL_BATCH);
+    }
+
+    #[test]
+    fn default_order_and_sortable_kinds() {
+        let v = |x: f64| Value::Number(x);
+        assert_eq!(default_cmp(&v(2.0), &v(10.0)), Ordering::Less);
+        assert_eq!(default_cmp(&v(-0.0), &v(0.0)), Ordering::Equal);
+        assert_eq!(
+            default_cmp(&Value::from("Z"), &Value::from("a")),
+            Ordering::Less
+        );
+        assert_eq!(
+            default_cmp(&Value::from("é"), &Value::from("z")),
+            Ordering::Greater
+        );
+        assert_eq!(
+            default_cmp(&Value::from("\u{FFFF}"), &Value::from("😀")),
+            Ordering::Less
+        );
+        assert_eq!(
+            default_cmp(&Value::Bool(false), &Value::Bool(true)),
+            Ordering::Less
+        );
+        assert!(check_sortable("sort", "values", &[v(1.0), v(2.0)]).is_ok());
+        assert!(check_sortable("sort", "values", &[]).is_ok());
+        let e = check_sortable("sort", "values", &[v(1.0), Value::from("a")]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Type error: sort() cannot compare number and string values"
+        );
+        let e = check_sortable("sortBy", "keys", &[Value::Null]).unwrap_err();
+        assert!(
+            e.message().contains("cannot order null keys"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(e.kind(), ErrorKind::Type);
+    }
+
+    #[test]
+    fn comparator_results() {
+        assert_eq!(
+            comparator_result(&Value::Number(-0.5)).unwrap(),
+            Ordering::Less
+        );
+        assert_eq!(
+            comparator_result(&Value::Number(-0.0)).unwrap(),
+            Ordering::Equal
+        );
+        assert_eq!(
+            comparator_result(&Value::Number(3.0)).unwrap(),
+            Ordering::Greater
+        );
+        let e = comparator_result(&Value::Bool(true)).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Type error: sort() comparator must return a number, got boolean"
+        );
+    }
+}
