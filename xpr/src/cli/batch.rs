@@ -1,0 +1,285 @@
+//! `xpr batch`: many expressions, one JSON line each, for rule engines and
+//! test harnesses.
+//!
+//! Input (stdin), one object per line: `{"expression": "...", "context": {...}}`
+//! (`context` optional; other keys ignored). Output (stdout), one line per
+//! input line, in order, flushed per line: `{"ok": VALUE}` or
+//! `{"error": TEXT, "kind": KIND, "position": N}` where TEXT is the error's
+//! full text (` at position N` included), KIND an [`xpr::ErrorKind`] name or
+//! `"input"` for a line that is not a valid request, and `position` is
+//! `null` when unknown. A bad line never ends the stream.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{BufWriter, Write as _};
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use xpr::{Engine, Error, Program, Value};
+
+use super::input::{io_text, read_line_capped};
+use super::json_in::{self, Conv, ValueSeed};
+use super::json_out::{write_str, write_value};
+use super::{BatchArgs, Exit};
+
+/// Compiled programs (and compile errors) by expression text, bounded; the
+/// least recently used entry is dropped first.
+struct Cache {
+    entries: HashMap<Box<str>, (Result<Program, Error>, u64)>,
+    capacity: usize,
+    clock: u64,
+}
+
+impl Cache {
+    fn new(capacity: usize) -> Self {
+        Cache {
+            entries: HashMap::new(),
+            capacity,
+            clock: 0,
+        }
+    }
+
+    /// The compiled form of `source`, compiling it on a miss. With a zero
+    /// capacity nothing is kept.
+    fn get(&mut self, engine: &Engine, source: &str) -> Result<Program, Error> {
+        self.clock += 1;
+        if let Some((result, used)) = self.entries.get_mut(source) {
+            *used = self.clock;
+            return result.clone();
+        }
+        let result = engine.compile(source);
+        if self.capacity == 0 {
+            return result;
+        }
+        if self.entries.len() >= self.capacity {
+            // O(capacity), on misses only: small next to a compile.
+            let oldest = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(key) = oldest {
+                self.entries.remove(&key);
+            }
+        }
+        self.entries
+            .insert(source.into(), (result.clone(), self.clock));
+        result
+    }
+}
+
+/// One request line.
+struct Request {
+    expression: String,
+    context: Option<Value>,
+}
+
+struct RequestSeed<'a>(&'a mut Conv);
+
+impl<'de> DeserializeSeed<'de> for RequestSeed<'_> {
+    type Value = Request;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Request, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RequestSeed<'_> {
+    type Value = Request;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object {\"expression\": ..., \"context\": ...}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Request, A::Error> {
+        let mut expression = None;
+        let mut context = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "expression" => expression = Some(map.next_value::<String>()?),
+                "context" => context = Some(map.next_value_seed(ValueSeed(&mut *self.0))?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let expression = expression.ok_or_else(|| de::Error::missing_field("expression"))?;
+        Ok(Request {
+            expression,
+            context,
+        })
+    }
+}
+
+fn input_error(out: &mut Vec<u8>, message: &str) {
+    out.extend_from_slice(b"{\"error\":");
+    write_str(out, message);
+    out.extend_from_slice(b",\"kind\":\"input\",\"position\":null}");
+}
+
+fn error_line(out: &mut Vec<u8>, e: &Error) {
+    out.extend_from_slice(b"{\"error\":");
+    write_str(out, &e.to_string());
+    out.extend_from_slice(b",\"kind\":");
+    write_str(out, e.kind().name());
+    out.extend_from_slice(b",\"position\":");
+    match e.position() {
+        Some(p) => out.extend_from_slice(p.to_string().as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
+}
+
+/// Answers one input line (without its terminator) into `out`.
+fn answer(line_no: u64, line: &[u8], engine: &Engine, cache: &mut Cache, out: &mut Vec<u8>) {
+    if std::str::from_utf8(line).is_err() {
+        return input_error(out, &format!("line {line_no}: invalid UTF-8"));
+    }
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return input_error(
+            out,
+            &format!("line {line_no}: empty line, expected a JSON object"),
+        );
+    }
+    let mut conv = Conv::default();
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let request = RequestSeed(&mut conv)
+        .deserialize(&mut de)
+        .and_then(|r| de.end().map(|()| r));
+    let request = match request {
+        Ok(r) => r,
+        Err(e) => {
+            let (message, column) = json_in::describe(&e);
+            let text = match e.classify() {
+                serde_json::error::Category::Data => format!("line {line_no}: {message}"),
+                _ => format!("line {line_no}: invalid JSON: {message} at column {column}"),
+            };
+            return input_error(out, &text);
+        }
+    };
+    let context = match request.context {
+        None | Some(Value::Null) => None,
+        Some(v @ Value::Object(_)) => Some(v),
+        Some(other) => {
+            return input_error(
+                out,
+                &format!(
+                    "line {line_no}: the context must be a JSON object, not {}",
+                    other.type_name()
+                ),
+            );
+        }
+    };
+    let result = cache
+        .get(engine, &request.expression)
+        .and_then(|program| match &context {
+            Some(c) => program.run(c),
+            None => program.run(&()),
+        });
+    match result {
+        Ok(v) => {
+            out.extend_from_slice(b"{\"ok\":");
+            write_value(out, &v);
+            out.push(b'}');
+        }
+        Err(e) => error_line(out, &e),
+    }
+}
+
+/// Runs `xpr batch`.
+pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
+    let engine = args.limits.engine();
+    let mut cache = Cache::new(args.cache);
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = BufWriter::new(std::io::stdout().lock());
+    let mut line = Vec::new();
+    let mut response = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        line.clear();
+        response.clear();
+        line_no += 1;
+        match read_line_capped(&mut stdin, &mut line, args.max_record_bytes) {
+            Ok(None) => break,
+            Ok(Some(true)) => input_error(
+                &mut response,
+                &format!(
+                    "line {line_no}: longer than {} bytes (--max-record-bytes)",
+                    args.max_record_bytes
+                ),
+            ),
+            Ok(Some(false)) => {
+                let mut text: &[u8] = &line;
+                if let Some(t) = text.strip_suffix(b"\n") {
+                    text = t;
+                }
+                if let Some(t) = text.strip_suffix(b"\r") {
+                    text = t;
+                }
+                answer(line_no, text, &engine, &mut cache, &mut response);
+            }
+            Err(e) => {
+                return Err(Exit::usage(format_args!(
+                    "cannot read standard input: {}",
+                    io_text(&e)
+                )));
+            }
+        }
+        response.push(b'\n');
+        stdout
+            .write_all(&response)
+            .and_then(|()| stdout.flush())
+            .map_err(Exit::from_stdout)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_keeps_at_most_capacity_and_drops_the_least_recent() {
+        let engine = Engine::new();
+        let mut cache = Cache::new(2);
+        for src in ["1", "2", "1", "3"] {
+            let _ = cache.get(&engine, src);
+        }
+        assert_eq!(cache.entries.len(), 2);
+        assert!(cache.entries.contains_key("1"));
+        assert!(cache.entries.contains_key("3"));
+        assert!(!cache.entries.contains_key("2"));
+        let mut none = Cache::new(0);
+        let _ = none.get(&engine, "1");
+        assert!(none.entries.is_empty());
+    }
+
+    fn answer_text(line: &str) -> String {
+        let engine = Engine::new();
+        let mut cache = Cache::new(4);
+        let mut out = Vec::new();
+        answer(7, line.as_bytes(), &engine, &mut cache, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[test]
+    fn bad_requests_are_input_errors_with_the_line() {
+        let got = answer_text("{\"context\": {}}");
+        assert!(
+            got.starts_with("{\"error\":\"line 7: missing field `expression`\""),
+            "{got}"
+        );
+        assert!(
+            got.ends_with(",\"kind\":\"input\",\"position\":null}"),
+            "{got}"
+        );
+        let got = answer_text("{\"expression\": \"1\"");
+        assert!(got.contains("line 7: invalid JSON"), "{got}");
+        let got = answer_text("{\"expression\": \"1\", \"context\": [1]}");
+        assert!(
+            got.contains("the context must be a JSON object, not array"),
+            "{got}"
+        );
+        let got = answer_text("   ");
+        assert!(got.contains("empty line"), "{got}");
+    }
+}

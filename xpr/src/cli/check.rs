@@ -1,0 +1,287 @@
+//! `xpr check`: parse and compile only; report the error with a caret (or
+//! as JSON), list the free variables and functions, and warn about free
+//! variables that are not fields of the records (`--fields`, `--sample`).
+
+use std::io::Write as _;
+use std::path::Path;
+
+use xpr::{Engine, Error, ErrorKind, Value, render_error};
+
+use super::input::{self, Problem};
+use super::json_in::{self, Conv};
+use super::json_out::write_str;
+use super::{CheckArgs, Exit, InputFormat};
+
+/// A free variable that is not a known field.
+struct Unknown {
+    name: String,
+    suggestion: Option<String>,
+}
+
+/// Runs `xpr check`.
+pub fn check(args: &CheckArgs) -> Result<(), Exit> {
+    let engine = args.limits.engine();
+    let known = match (&args.fields, &args.sample) {
+        (Some(fields), _) => Some(
+            fields
+                .iter()
+                .map(|f| f.trim().to_string())
+                .collect::<Vec<_>>(),
+        ),
+        (None, Some(path)) => Some(sample_fields(path)?),
+        (None, None) => None,
+    };
+    let program = match engine.compile(&args.expr) {
+        Ok(p) => p,
+        Err(e) => {
+            if args.json {
+                print(&error_json(&engine, &args.expr, &e))?;
+                return Err(Exit {
+                    code: 1,
+                    message: None,
+                });
+            }
+            return Err(Exit::expression(render_error(&e, &args.expr)));
+        }
+    };
+    let free: Vec<&str> = program.free_variables().iter().map(|k| &**k).collect();
+    let functions = program.functions();
+    let unknown: Vec<Unknown> = match &known {
+        Some(fields) => free
+            .iter()
+            .filter(|v| !fields.iter().any(|f| f == *v))
+            .map(|v| Unknown {
+                name: v.to_string(),
+                suggestion: closest(v, fields),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if args.json {
+        let mut out = Vec::new();
+        out.extend_from_slice(b"{\"valid\":true,\"free_variables\":");
+        list(&mut out, &free);
+        out.extend_from_slice(b",\"functions\":");
+        list(&mut out, &functions);
+        out.extend_from_slice(b",\"warnings\":[");
+        for (i, u) in unknown.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"kind\":\"unknown_field\",\"name\":");
+            write_str(&mut out, &u.name);
+            out.extend_from_slice(b",\"message\":");
+            write_str(&mut out, &warning_text(u));
+            out.extend_from_slice(b",\"suggestion\":");
+            match &u.suggestion {
+                Some(s) => write_str(&mut out, s),
+                None => out.extend_from_slice(b"null"),
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}\n");
+        print(&out)?;
+    } else {
+        let mut text = String::from("ok\n");
+        text.push_str(&format!("free variables: {}\n", join_or_none(&free)));
+        text.push_str(&format!("functions: {}\n", join_or_none(&functions)));
+        print(text.as_bytes())?;
+        let mut err = std::io::stderr().lock();
+        for u in &unknown {
+            // Nothing more can be done if stderr is closed.
+            let _ = writeln!(err, "warning: {}", warning_text(u));
+        }
+    }
+    if args.deny_warnings && !unknown.is_empty() {
+        return Err(Exit {
+            code: 1,
+            message: None,
+        });
+    }
+    Ok(())
+}
+
+fn warning_text(u: &Unknown) -> String {
+    match &u.suggestion {
+        Some(s) => format!(
+            "'{}' is not a field of the records (did you mean '{s}'?)",
+            u.name
+        ),
+        None => format!("'{}' is not a field of the records", u.name),
+    }
+}
+
+fn join_or_none(items: &[&str]) -> String {
+    if items.is_empty() {
+        "(none)".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+fn list(out: &mut Vec<u8>, items: &[&str]) {
+    out.push(b'[');
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, s);
+    }
+    out.push(b']');
+}
+
+fn print(bytes: &[u8]) -> Result<(), Exit> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(Exit::from_stdout)
+}
+
+/// The machine-readable diagnostic of a failed compile.
+fn error_json(engine: &Engine, source: &str, e: &Error) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(b"{\"valid\":false,\"error\":{\"kind\":");
+    write_str(&mut out, e.kind().name());
+    out.extend_from_slice(b",\"message\":");
+    write_str(&mut out, e.message());
+    out.extend_from_slice(b",\"text\":");
+    write_str(&mut out, &e.to_string());
+    match e.span() {
+        Some(span) => out.extend_from_slice(
+            format!(
+                ",\"position\":{},\"span\":{{\"start\":{},\"end\":{}}}",
+                span.start, span.start, span.end
+            )
+            .as_bytes(),
+        ),
+        None => out.extend_from_slice(b",\"position\":null,\"span\":null"),
+    }
+    out.extend_from_slice(b",\"expected\":");
+    let expected = if e.kind() == ErrorKind::Parse {
+        engine.expected_tokens(source)
+    } else {
+        Vec::new()
+    };
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    list(&mut out, &expected);
+    out.extend_from_slice(b"}}\n");
+    out
+}
+
+/// The top-level field names of the first record of `path` (NDJSON, or a
+/// JSON array of records).
+fn sample_fields(path: &Path) -> Result<Vec<String>, Exit> {
+    let first = first_record(path, InputFormat::Ndjson)?;
+    let mut conv = Conv::default();
+    let value = match json_in::parse_value(&first, &mut conv) {
+        Ok(v) => v,
+        Err(_) if first.first() == Some(&b'[') => {
+            let element = first_record(path, InputFormat::Json)?;
+            json_in::parse_value(&element, &mut conv).map_err(|e| sample_error(path, &e))?
+        }
+        Err(e) => return Err(sample_error(path, &e)),
+    };
+    let object = match &value {
+        Value::Array(a) => a.items().first().and_then(Value::as_object).cloned(),
+        Value::Object(o) => Some(o.clone()),
+        _ => None,
+    };
+    match object {
+        Some(o) => Ok(o.map().keys().map(|k| k.to_string()).collect()),
+        None => Err(Exit::usage(format_args!(
+            "{}: the first record is not a JSON object",
+            path.display()
+        ))),
+    }
+}
+
+fn sample_error(path: &Path, e: &serde_json::Error) -> Exit {
+    let (message, _) = json_in::describe(e);
+    Exit::usage(format_args!(
+        "{}: invalid JSON in the first record: {message}",
+        path.display()
+    ))
+}
+
+fn first_record(path: &Path, format: InputFormat) -> Result<Vec<u8>, Exit> {
+    let inputs = input::open(std::slice::from_ref(&path.to_path_buf()))?;
+    let mut first: Option<Result<Vec<u8>, String>> = None;
+    input::read_all(inputs, format, 64 << 20, &mut |chunk| {
+        if let Some(r) = chunk.records.first() {
+            first = Some(match &r.problem {
+                None => Ok(chunk.bytes(r).to_vec()),
+                Some(Problem::TooLong) => Err("record too long".to_string()),
+                Some(Problem::Broken(m)) => Err(m.clone()),
+            });
+        }
+        false
+    });
+    match first {
+        Some(Ok(bytes)) => Ok(bytes),
+        Some(Err(m)) => Err(Exit::usage(format_args!("{}: {m}", path.display()))),
+        None => Err(Exit::usage(format_args!(
+            "{}: no record to take fields from",
+            path.display()
+        ))),
+    }
+}
+
+/// The known field closest to `name` by edit distance, if close enough to be a typo.
+fn closest(name: &str, fields: &[String]) -> Option<String> {
+    let limit = (name.chars().count() / 3).max(1);
+    fields
+        .iter()
+        .map(|f| (edit_distance(name, f), f))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, f)| f.clone())
+}
+
+/// Levenshtein distance counting an adjacent transposition as one edit.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Three rows of the dynamic programme: two back, previous, current.
+    let mut two_back: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur: Vec<usize> = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a.get(i - 1) == Some(cb) && b.get(j - 1) == Some(ca) {
+                d = d.min(two_back[j - 1] + 1);
+            }
+            cur[j + 1] = d;
+        }
+        std::mem::swap(&mut two_back, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_transpositions_once() {
+        assert_eq!(edit_distance("delya", "delay"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn closest_suggests_only_near_names() {
+        let fields: Vec<String> = ["delay", "distance", "origin"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(closest("delya", &fields).as_deref(), Some("delay"));
+        assert_eq!(closest("orgin", &fields).as_deref(), Some("origin"));
+        assert_eq!(closest("price", &fields), None);
+    }
+}

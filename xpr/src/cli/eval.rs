@@ -1,0 +1,77 @@
+//! `xpr eval` (one expression, one result) and `xpr disasm` (the bytecode listing).
+
+use std::io::Write as _;
+
+use xpr::{Map, Value, render_error};
+
+use super::json_in::{self, Conv};
+use super::json_out;
+use super::{DisasmArgs, EvalArgs, Exit, read_path};
+
+/// Reads the context of `eval`: `--context JSON` or `--context-file FILE`;
+/// an empty object when neither is given.
+fn context(args: &EvalArgs) -> Result<Value, Exit> {
+    let (bytes, what) = match (&args.context, &args.context_file) {
+        (Some(text), _) => (text.as_bytes().to_vec(), "--context".to_string()),
+        (None, Some(path)) => (read_path(path)?, path.display().to_string()),
+        (None, None) => return Ok(Value::object(Map::default())),
+    };
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(Exit::usage(format_args!("{what}: invalid UTF-8")));
+    }
+    let mut conv = Conv::default();
+    let value = json_in::parse_value(&bytes, &mut conv).map_err(|e| {
+        let (message, _) = json_in::describe(&e);
+        Exit::usage(format_args!(
+            "{what}: invalid JSON: {message} at line {} column {}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    match value {
+        Value::Object(_) => Ok(value),
+        other => Err(Exit::usage(format_args!(
+            "{what}: the context must be a JSON object, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Runs `xpr eval`: the result as JSON on stdout.
+pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
+    let context = context(args)?;
+    let engine = args.limits.engine();
+    let value = engine
+        .eval(&args.expr, &context)
+        .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    let mut out = Vec::new();
+    if args.pretty {
+        json_out::write_pretty(&mut out, &value);
+    } else {
+        json_out::write_value(&mut out, &value);
+    }
+    out.push(b'\n');
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&out)
+        .and_then(|()| stdout.flush())
+        .map_err(Exit::from_stdout)
+}
+
+/// Runs `xpr disasm`: the program's `Display` on stdout.
+pub fn disasm(args: &DisasmArgs) -> Result<(), Exit> {
+    let program = args
+        .limits
+        .engine()
+        .compile(&args.expr)
+        .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    let mut text = program.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(Exit::from_stdout)
+}

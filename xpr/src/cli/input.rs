@@ -1,0 +1,616 @@
+//! Reading records from files or stdin into chunks, streaming: memory
+//! holds a bounded number of chunks however long the input.
+//!
+//! NDJSON: one record per line (a trailing `\r` is dropped; blank lines are
+//! not records but still count for line numbers). JSON: one array whose
+//! elements are the records, split by a small scanner that keeps every
+//! token's bytes but drops whitespace between tokens, so each record fits
+//! on one output line unchanged; any other single value is one record.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{Exit, InputFormat};
+
+/// A chunk is handed to a worker when it holds this many bytes...
+const CHUNK_BYTES: usize = 256 << 10;
+/// ...or this many records.
+const CHUNK_RECORDS: usize = 2048;
+
+/// Why a record cannot be parsed at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// Longer than `--max-record-bytes`; its bytes were not kept.
+    TooLong,
+    /// Broken input at this point (an I/O error or a malformed array);
+    /// the rest of that input is not read.
+    Broken(String),
+}
+
+/// One record: a byte range of its chunk's data and where it started.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// First byte in [`Chunk::data`].
+    pub start: usize,
+    /// One past the last byte (line terminator excluded).
+    pub end: usize,
+    /// 1-based line number in its input where the record starts.
+    pub line: u64,
+    /// Set when the record is unusable.
+    pub problem: Option<Problem>,
+}
+
+/// A batch of consecutive records from one input.
+#[derive(Debug)]
+pub struct Chunk {
+    /// Position in the whole stream of chunks, from 0.
+    pub index: u64,
+    /// The input's name for messages (`<stdin>` for standard input).
+    pub source: Arc<str>,
+    /// The records' bytes.
+    pub data: Vec<u8>,
+    /// The records, in input order.
+    pub records: Vec<Record>,
+}
+
+impl Chunk {
+    /// The bytes of `r`.
+    pub fn bytes(&self, r: &Record) -> &[u8] {
+        self.data.get(r.start..r.end).unwrap_or(&[])
+    }
+}
+
+/// An opened input.
+pub struct Input {
+    name: Arc<str>,
+    reader: Box<dyn Read + Send>,
+}
+
+/// Opens every input up front, so that a missing file is reported before
+/// any output (status 2). No paths, or `-`, mean stdin.
+pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
+    if paths.is_empty() {
+        return Ok(vec![stdin()]);
+    }
+    paths
+        .iter()
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                return Ok(stdin());
+            }
+            let file = File::open(p).map_err(|e| {
+                Exit::usage(format_args!("cannot open {}: {}", p.display(), io_text(&e)))
+            })?;
+            Ok(Input {
+                name: Arc::from(p.display().to_string()),
+                reader: Box::new(file),
+            })
+        })
+        .collect()
+}
+
+fn stdin() -> Input {
+    Input {
+        name: Arc::from("<stdin>"),
+        reader: Box::new(io::stdin()),
+    }
+}
+
+/// An I/O error's text without Rust's ` (os error N)` suffix.
+pub fn io_text(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(i) => text.get(..i).unwrap_or(&text).to_string(),
+        None => text,
+    }
+}
+
+/// Reads every input in order, handing chunks to `emit` until it returns
+/// `false` or the inputs end. Read errors and malformed arrays become a
+/// final record with a [`Problem`] in the chunk of that input.
+pub fn read_all(
+    inputs: Vec<Input>,
+    format: InputFormat,
+    max_record: usize,
+    emit: &mut dyn FnMut(Chunk) -> bool,
+) {
+    let mut next_index = 0u64;
+    for input in inputs {
+        let mut sink = Sink {
+            chunk: new_chunk(next_index, &input.name),
+            next_index: &mut next_index,
+            source: input.name.clone(),
+            emit: &mut *emit,
+            stopped: false,
+        };
+        let reader = BufReader::with_capacity(256 << 10, input.reader);
+        match format {
+            InputFormat::Ndjson => read_ndjson(reader, max_record, &mut sink),
+            InputFormat::Json => read_array(reader, max_record, &mut sink),
+        }
+        if !sink.finish() {
+            return;
+        }
+    }
+}
+
+fn new_chunk(index: u64, source: &Arc<str>) -> Chunk {
+    Chunk {
+        index,
+        source: source.clone(),
+        data: Vec::with_capacity(CHUNK_BYTES + 4096),
+        records: Vec::new(),
+    }
+}
+
+struct Sink<'a> {
+    chunk: Chunk,
+    next_index: &'a mut u64,
+    source: Arc<str>,
+    emit: &'a mut dyn FnMut(Chunk) -> bool,
+    stopped: bool,
+}
+
+impl Sink<'_> {
+    /// Records the record just appended to the data; hands the chunk over when full.
+    /// Returns `false` when the consumer wants no more.
+    fn push(&mut self, record: Record) -> bool {
+        self.chunk.records.push(record);
+        if self.chunk.data.len() >= CHUNK_BYTES || self.chunk.records.len() >= CHUNK_RECORDS {
+            return self.hand_over();
+        }
+        !self.stopped
+    }
+
+    fn broken(&mut self, line: u64, message: String) {
+        let at = self.chunk.data.len();
+        self.push(Record {
+            start: at,
+            end: at,
+            line,
+            problem: Some(Problem::Broken(message)),
+        });
+    }
+
+    fn hand_over(&mut self) -> bool {
+        if self.stopped {
+            return false;
+        }
+        *self.next_index += 1;
+        let full = std::mem::replace(&mut self.chunk, new_chunk(*self.next_index, &self.source));
+        if !(self.emit)(full) {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+
+    fn finish(mut self) -> bool {
+        if self.chunk.records.is_empty() {
+            return !self.stopped;
+        }
+        self.hand_over()
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Appends one line (newline included) to `buf`, keeping at most `max`
+/// bytes of it. `None` at end of input; otherwise whether it was too long
+/// (then nothing of it is kept).
+pub fn read_line_capped(
+    r: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Option<bool>> {
+    let start = buf.len();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let available = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e);
+            }
+        };
+        if available.is_empty() {
+            return Ok(any.then_some(too_long));
+        }
+        any = true;
+        let (take, done) = match memchr::memchr(b'\n', available) {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        if !too_long {
+            // Allow for the `\r\n` terminator beyond the record's bytes.
+            if buf.len() - start + take > max.saturating_add(2) {
+                too_long = true;
+                buf.truncate(start);
+            } else {
+                buf.extend_from_slice(available.get(..take).unwrap_or(&[]));
+            }
+        }
+        r.consume(take);
+        if done {
+            return Ok(Some(too_long));
+        }
+    }
+}
+
+fn read_ndjson(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) {
+    let mut line = 0u64;
+    loop {
+        line += 1;
+        let start = sink.chunk.data.len();
+        let too_long = match read_line_capped(&mut reader, &mut sink.chunk.data, max_record) {
+            Ok(None) => return,
+            Ok(Some(too_long)) => too_long,
+            Err(e) => {
+                sink.broken(line, format!("cannot read: {}", io_text(&e)));
+                return;
+            }
+        };
+        let data = &sink.chunk.data;
+        let mut end = data.len();
+        if end > start && data.get(end - 1) == Some(&b'\n') {
+            end -= 1;
+        }
+        if end > start && data.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        if !too_long
+            && data
+                .get(start..end)
+                .is_some_and(|b| b.iter().all(|&c| is_ws(c)))
+        {
+            sink.chunk.data.truncate(start);
+            continue;
+        }
+        let problem = too_long.then_some(Problem::TooLong);
+        if !sink.push(Record {
+            start,
+            end,
+            line,
+            problem,
+        }) {
+            return;
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before the first token.
+    Start,
+    /// After `[` (`first`) or after a `,` between elements.
+    BeforeElement { first: bool },
+    /// Inside an element of the array.
+    Element,
+    /// After the closing `]`: only whitespace may follow.
+    AfterArray,
+    /// The document is not an array: all of it is one record.
+    Single,
+}
+
+/// Splits a JSON array into records without parsing them; see the module doc.
+struct Scanner {
+    state: State,
+    depth: u32,
+    in_string: bool,
+    escape: bool,
+    line: u64,
+    /// The current record: start offset in the chunk, line, too long.
+    start: usize,
+    record_line: u64,
+    too_long: bool,
+    /// Whitespace was dropped since the last byte kept.
+    gap: bool,
+    last: u8,
+}
+
+fn scalar_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.')
+}
+
+impl Scanner {
+    fn begin(&mut self, data: &[u8]) {
+        self.start = data.len();
+        self.record_line = self.line;
+        self.too_long = false;
+        self.gap = false;
+        self.last = 0;
+        self.depth = 0;
+        self.in_string = false;
+        self.escape = false;
+    }
+
+    fn keep(&mut self, data: &mut Vec<u8>, b: u8, max: usize) {
+        if self.too_long {
+            return;
+        }
+        if data.len() - self.start >= max {
+            self.too_long = true;
+            data.truncate(self.start);
+            return;
+        }
+        // Keep two scalar tokens apart (`[1 2]` must stay invalid).
+        if self.gap && scalar_byte(self.last) && scalar_byte(b) {
+            data.push(b' ');
+        }
+        self.gap = false;
+        self.last = b;
+        data.push(b);
+    }
+
+    /// Feeds one byte of an element (or of a single document). Returns
+    /// `Some(b)` for a `,` or `]` that ends the element at depth 0.
+    fn element_byte(
+        &mut self,
+        data: &mut Vec<u8>,
+        b: u8,
+        max: usize,
+        in_array: bool,
+    ) -> Option<u8> {
+        if self.in_string {
+            if self.escape {
+                self.escape = false;
+            } else if b == b'\\' {
+                self.escape = true;
+            } else if b == b'"' {
+                self.in_string = false;
+            }
+            self.keep(data, b, max);
+            return None;
+        }
+        match b {
+            _ if is_ws(b) => self.gap = true,
+            b'"' => {
+                self.in_string = true;
+                self.keep(data, b, max);
+            }
+            b'[' | b'{' => {
+                self.depth = self.depth.saturating_add(1);
+                self.keep(data, b, max);
+            }
+            b',' | b']' if in_array && self.depth == 0 => return Some(b),
+            b']' | b'}' => {
+                self.depth = self.depth.saturating_sub(1);
+                self.keep(data, b, max);
+            }
+            _ => self.keep(data, b, max),
+        }
+        None
+    }
+
+    fn record(&self, data: &[u8]) -> Record {
+        Record {
+            start: self.start,
+            end: if self.too_long {
+                self.start
+            } else {
+                data.len()
+            },
+            line: self.record_line,
+            problem: self.too_long.then_some(Problem::TooLong),
+        }
+    }
+}
+
+fn read_array(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) {
+    let mut s = Scanner {
+        state: State::Start,
+        depth: 0,
+        in_string: false,
+        escape: false,
+        line: 1,
+        start: 0,
+        record_line: 1,
+        too_long: false,
+        gap: false,
+        last: 0,
+    };
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let message = format!("cannot read: {}", io_text(&e));
+                sink.chunk.data.truncate(s.start);
+                sink.broken(s.line, message);
+                return;
+            }
+        };
+        if available.is_empty() {
+            break;
+        }
+        let n = available.len();
+        for &b in available {
+            let data = &mut sink.chunk.data;
+            match s.state {
+                State::Start => {
+                    if b == b'[' {
+                        s.state = State::BeforeElement { first: true };
+                    } else if !is_ws(b) {
+                        s.state = State::Single;
+                        s.begin(data);
+                        s.element_byte(data, b, max_record, false);
+                    }
+                }
+                State::BeforeElement { first } => {
+                    if b == b']' && first {
+                        s.state = State::AfterArray;
+                    } else if b == b']' || b == b',' {
+                        let line = s.line;
+                        sink.broken(line, "invalid JSON array: missing element".into());
+                        return;
+                    } else if !is_ws(b) {
+                        s.state = State::Element;
+                        s.begin(data);
+                        s.element_byte(data, b, max_record, true);
+                    }
+                }
+                State::Element => {
+                    if let Some(end) = s.element_byte(data, b, max_record, true) {
+                        let record = s.record(data);
+                        s.state = if end == b']' {
+                            State::AfterArray
+                        } else {
+                            State::BeforeElement { first: false }
+                        };
+                        if !sink.push(record) {
+                            return;
+                        }
+                    }
+                }
+                State::AfterArray => {
+                    if !is_ws(b) {
+                        let line = s.line;
+                        sink.broken(
+                            line,
+                            "invalid JSON: characters after the closing ']'".into(),
+                        );
+                        return;
+                    }
+                }
+                State::Single => {
+                    s.element_byte(data, b, max_record, false);
+                }
+            }
+            if b == b'\n' {
+                s.line += 1;
+            }
+        }
+        reader.consume(n);
+    }
+    match s.state {
+        State::Start | State::AfterArray => {}
+        State::Single => {
+            let record = s.record(&sink.chunk.data);
+            sink.push(record);
+        }
+        State::BeforeElement { .. } | State::Element => {
+            sink.chunk.data.truncate(s.start);
+            let line = s.line;
+            sink.broken(
+                line,
+                "invalid JSON array: unexpected end of input (missing ']')".into(),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(format: InputFormat, text: &str, max: usize) -> Vec<(u64, Result<String, Problem>)> {
+        let input = Input {
+            name: Arc::from("t"),
+            reader: Box::new(io::Cursor::new(text.as_bytes().to_vec())),
+        };
+        let mut out = Vec::new();
+        read_all(vec![input], format, max, &mut |chunk| {
+            for r in &chunk.records {
+                let item = match &r.problem {
+                    Some(p) => Err(p.clone()),
+                    None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
+                };
+                out.push((r.line, item));
+            }
+            true
+        });
+        out
+    }
+
+    fn ok(line: u64, s: &str) -> (u64, Result<String, Problem>) {
+        (line, Ok(s.to_string()))
+    }
+
+    #[test]
+    fn ndjson_lines_blank_lines_and_crlf() {
+        let got = split(
+            InputFormat::Ndjson,
+            "{\"a\":1}\r\n\n  \n{\"b\": 2}\n[3]",
+            100,
+        );
+        assert_eq!(
+            got,
+            vec![ok(1, "{\"a\":1}"), ok(4, "{\"b\": 2}"), ok(5, "[3]")]
+        );
+        assert!(split(InputFormat::Ndjson, "", 100).is_empty());
+    }
+
+    #[test]
+    fn ndjson_long_lines_are_flagged_not_kept() {
+        let got = split(InputFormat::Ndjson, "[1]\n[1,2,3,4,5,6,7,8,9]\n[2]\n", 8);
+        assert_eq!(
+            got,
+            vec![ok(1, "[1]"), (2, Err(Problem::TooLong)), ok(3, "[2]")]
+        );
+    }
+
+    #[test]
+    fn array_elements_are_compacted_with_tokens_intact() {
+        let text = "[\n  {\"a\": \"x, ]\\\" y\",\n   \"n\": 12345678901234567890},\n  [1, [2]] ,\n  3\n]\n";
+        let got = split(InputFormat::Json, text, 1000);
+        assert_eq!(
+            got,
+            vec![
+                ok(2, "{\"a\":\"x, ]\\\" y\",\"n\":12345678901234567890}"),
+                ok(4, "[1,[2]]"),
+                ok(5, "3"),
+            ]
+        );
+        assert!(split(InputFormat::Json, " [ ] ", 1000).is_empty());
+        assert!(split(InputFormat::Json, "", 1000).is_empty());
+    }
+
+    #[test]
+    fn array_keeps_scalars_apart_and_reports_broken_structure() {
+        assert_eq!(
+            split(InputFormat::Json, "[1 2, true]", 1000),
+            vec![ok(1, "1 2"), ok(1, "true")]
+        );
+        let got = split(InputFormat::Json, "[1,\n,2]", 1000);
+        assert_eq!(got.len(), 2);
+        assert!(matches!(&got[1], (2, Err(Problem::Broken(m))) if m.contains("missing element")));
+        let got = split(InputFormat::Json, "[1,\n2", 1000);
+        assert!(
+            matches!(got.last(), Some((2, Err(Problem::Broken(m)))) if m.contains("missing ']'"))
+        );
+        let got = split(InputFormat::Json, "[1] x", 1000);
+        assert!(
+            matches!(got.last(), Some((1, Err(Problem::Broken(m)))) if m.contains("after the closing"))
+        );
+    }
+
+    #[test]
+    fn a_single_document_is_one_record() {
+        let got = split(InputFormat::Json, "{\n\"a\": [1,\n2]\n}\n", 1000);
+        assert_eq!(got, vec![ok(1, "{\"a\":[1,2]}")]);
+    }
+
+    #[test]
+    fn chunks_are_numbered_in_order() {
+        let text: String = (0..5000).map(|i| format!("{{\"i\":{i}}}\n")).collect();
+        let input = Input {
+            name: Arc::from("t"),
+            reader: Box::new(io::Cursor::new(text.into_bytes())),
+        };
+        let mut indexes = Vec::new();
+        let mut total = 0;
+        read_all(vec![input], InputFormat::Ndjson, 100, &mut |chunk| {
+            indexes.push(chunk.index);
+            total += chunk.records.len();
+            true
+        });
+        assert_eq!(total, 5000);
+        assert_eq!(indexes, (0..indexes.len() as u64).collect::<Vec<_>>());
+        assert!(indexes.len() >= 3);
+    }
+}

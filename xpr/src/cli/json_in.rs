@@ -1,0 +1,407 @@
+//! JSON text to XPR values, straight from the bytes (no `serde_json::Value`
+//! in between), and reading only the top-level fields a program uses.
+//!
+//! Numbers become f64 (spec "Number Representation"). An integer beyond 2^53
+//! cannot be held exactly: each one converted is counted, and in strict mode
+//! it is an error instead. Integers too large for 64 bits reach us from
+//! serde_json as floating point, so there a float literal of 2^64 or more
+//! with no fractional part counts too.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use xpr::{Key, Map, Value};
+
+/// 2^53: the largest magnitude below which every integer is an exact f64.
+const EXACT: u64 = 1 << 53;
+/// 2^64 as f64: larger integer literals arrive from serde_json as floats.
+const BEYOND_U64: f64 = 18_446_744_073_709_551_616.0;
+
+/// Conversion state: the number policy and what it counted.
+#[derive(Debug, Default)]
+pub struct Conv {
+    /// Reject integers beyond 2^53 instead of rounding them.
+    pub strict: bool,
+    /// Integers beyond 2^53 converted (and so rounded) so far.
+    pub big_ints: u64,
+}
+
+impl Conv {
+    /// A converter with the given number policy.
+    pub fn new(strict: bool) -> Self {
+        Conv {
+            strict,
+            big_ints: 0,
+        }
+    }
+
+    fn big<E: de::Error>(&mut self, text: impl fmt::Display, n: f64) -> Result<Value, E> {
+        if self.strict {
+            return Err(E::custom(format_args!(
+                "integer {text} is beyond 2^53 and cannot be held exactly as a number (--strict-numbers)"
+            )));
+        }
+        self.big_ints += 1;
+        Ok(Value::Number(n))
+    }
+}
+
+/// Deserializes any JSON value into a [`Value`].
+pub struct ValueSeed<'a>(pub &'a mut Conv);
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor(self.0))
+    }
+}
+
+struct ValueVisitor<'a>(&'a mut Conv);
+
+impl<'de> Visitor<'de> for ValueVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+        if n.unsigned_abs() > EXACT {
+            return self.0.big(n, n as f64);
+        }
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+        if n > EXACT {
+            return self.0.big(n, n as f64);
+        }
+        Ok(Value::Number(n as f64))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        if !n.is_finite() {
+            return Err(E::custom("number out of range"));
+        }
+        if n.abs() >= BEYOND_U64 && n.fract() == 0.0 {
+            return self.0.big(n, n);
+        }
+        // JSON has no negative zero worth keeping apart: -0 reads as 0.
+        Ok(Value::Number(if n == 0.0 { 0.0 } else { n }))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(Key::from(s)))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(Key::from(s)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element_seed(ValueSeed(&mut *self.0))? {
+            items.push(v);
+        }
+        Ok(Value::array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::default();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let v = map.next_value_seed(ValueSeed(&mut *self.0))?;
+            out.insert(key, v);
+        }
+        Ok(Value::object(out))
+    }
+}
+
+/// An object key as a shared string.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(KeySeed)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Key, E> {
+        Ok(Key::from(s))
+    }
+}
+
+/// The top-level fields a program reads, looked up by name while parsing.
+#[derive(Debug)]
+pub struct Wanted {
+    names: Vec<Key>,
+    /// For many names, a hash index; for a few, a linear scan is faster.
+    index: Option<HashMap<Key, usize>>,
+}
+
+impl Wanted {
+    /// The fields `names`, in the order their values are returned.
+    pub fn new(names: &[Key]) -> Self {
+        let names = names.to_vec();
+        let index = (names.len() > 12).then(|| {
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), i))
+                .collect()
+        });
+        Wanted { names, index }
+    }
+
+    /// The names, in order.
+    pub fn names(&self) -> &[Key] {
+        &self.names
+    }
+
+    fn find(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.names.iter().position(|k| &**k == key),
+        }
+    }
+}
+
+/// Parses one JSON text completely into a [`Value`].
+///
+/// # Errors
+/// Invalid JSON, trailing characters, or (strict mode) an integer beyond 2^53.
+pub fn parse_value(bytes: &[u8], conv: &mut Conv) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let v = ValueSeed(conv).deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// Parses one JSON record, converting only the top-level fields in `wanted`
+/// into `out` (same order; `None` where absent) and skipping everything else
+/// without building values. A record that is not an object has no fields.
+///
+/// # Errors
+/// As [`parse_value`]; skipped parts are still checked to be valid JSON.
+pub fn parse_fields(
+    bytes: &[u8],
+    wanted: &Wanted,
+    out: &mut Vec<Option<Value>>,
+    conv: &mut Conv,
+) -> Result<(), serde_json::Error> {
+    out.clear();
+    out.resize(wanted.names.len(), None);
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.deserialize_any(RecordVisitor { wanted, out, conv })?;
+    de.end()
+}
+
+struct RecordVisitor<'a> {
+    wanted: &'a Wanted,
+    out: &'a mut [Option<Value>],
+    conv: &'a mut Conv,
+}
+
+impl<'de> Visitor<'de> for RecordVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(slot) = map.next_key_seed(FieldSeed(self.wanted))? {
+            match slot {
+                Some(i) => {
+                    let v = map.next_value_seed(ValueSeed(&mut *self.conv))?;
+                    if let Some(dest) = self.out.get_mut(i) {
+                        *dest = Some(v);
+                    }
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// Matches a key against the wanted fields without allocating.
+struct FieldSeed<'a>(&'a Wanted);
+
+impl<'de> DeserializeSeed<'de> for FieldSeed<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for FieldSeed<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.find(s))
+    }
+}
+
+/// serde_json's message without its ` at line L column C` suffix, and the column.
+pub fn describe(e: &serde_json::Error) -> (String, usize) {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let message = text
+        .strip_suffix(&suffix)
+        .map_or_else(|| text.clone(), str::to_string);
+    (message, e.column())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(v: &Value) -> f64 {
+        v.as_number().unwrap_or(f64::NAN)
+    }
+
+    #[test]
+    fn converts_every_json_type() {
+        let mut conv = Conv::default();
+        let v = parse_value(
+            br#"{"a": [1, -2.5, "x\n", true, null], "b": {"c": {}}}"#,
+            &mut conv,
+        );
+        let v = v.map_err(|e| e.to_string());
+        let Ok(Value::Object(o)) = v else {
+            panic!("not an object: {v:?}")
+        };
+        let Some(Value::Array(a)) = o.get("a") else {
+            panic!("a is not an array")
+        };
+        assert_eq!(a.len(), 5);
+        assert_eq!(num(&a.items()[1]), -2.5);
+        assert_eq!(a.items()[2].as_str(), Some("x\n"));
+        assert!(matches!(a.items()[4], Value::Null));
+        assert!(matches!(o.get("b"), Some(Value::Object(_))));
+        assert_eq!(conv.big_ints, 0);
+    }
+
+    #[test]
+    fn counts_or_rejects_integers_beyond_2_53() {
+        let mut conv = Conv::default();
+        let text = br#"[9007199254740992, 9007199254740993, -9007199254740993, 123456789012345678901234, 1.5]"#;
+        assert!(parse_value(text, &mut conv).is_ok());
+        assert_eq!(conv.big_ints, 3);
+        let mut strict = Conv::new(true);
+        let err = parse_value(br#"{"id": 9007199254740993}"#, &mut strict);
+        let msg = err.map(|_| ()).map_err(|e| describe(&e).0);
+        assert!(
+            matches!(&msg, Err(m) if m.contains("9007199254740993 is beyond 2^53")),
+            "{msg:?}"
+        );
+    }
+
+    #[test]
+    fn reads_only_wanted_fields() {
+        let wanted = Wanted::new(&[Key::from("b"), Key::from("zz")]);
+        let mut out = Vec::new();
+        let mut conv = Conv::default();
+        let text = br#"{"a": {"deep": [1, 2, 99999999999999999999]}, "b": "yes", "c": 3}"#;
+        assert!(parse_fields(text, &wanted, &mut out, &mut conv).is_ok());
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].as_ref().and_then(Value::as_str), Some("yes"));
+        assert!(out[1].is_none());
+        // The skipped big integer was never converted.
+        assert_eq!(conv.big_ints, 0);
+        // Skipped parts are still validated, and trailing text is rejected.
+        assert!(parse_fields(br#"{"a": [1,, 2], "b": 1}"#, &wanted, &mut out, &mut conv).is_err());
+        assert!(parse_fields(br#"{"b": 1} x"#, &wanted, &mut out, &mut conv).is_err());
+        // Non-objects have no fields.
+        assert!(parse_fields(b"[1, 2]", &wanted, &mut out, &mut conv).is_ok());
+        assert!(out.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn many_wanted_fields_use_the_index() {
+        let names: Vec<Key> = (0..20).map(|i| Key::from(format!("f{i}"))).collect();
+        let wanted = Wanted::new(&names);
+        let mut out = Vec::new();
+        let mut conv = Conv::default();
+        assert!(
+            parse_fields(
+                br#"{"f17": 1, "g": 2, "f3": 4}"#,
+                &wanted,
+                &mut out,
+                &mut conv
+            )
+            .is_ok()
+        );
+        assert_eq!(out[17].as_ref().map(num), Some(1.0));
+        assert_eq!(out[3].as_ref().map(num), Some(4.0));
+        assert_eq!(out.iter().filter(|v| v.is_some()).count(), 2);
+    }
+
+    #[test]
+    fn describe_strips_the_position() {
+        let mut conv = Conv::default();
+        let e = parse_value(b"{\"a\": }", &mut conv).err();
+        let (message, column) = e.as_ref().map(describe).unwrap_or_default();
+        assert_eq!(message, "expected value");
+        assert_eq!(column, 7);
+    }
+}

@@ -1,0 +1,341 @@
+//! The command line: argument parsing (clap, derive), the shared limits
+//! flags, exit statuses, and dispatch to one module per subcommand.
+//!
+//! Exit statuses (every subcommand):
+//! - 0: success (also when stdout is closed early, as by `| head`);
+//! - 1: an expression error (parse, compile or evaluation), or `check`
+//!   finding one;
+//! - 2: a usage or input error: bad flags, a missing or unreadable file,
+//!   invalid JSON or UTF-8 in the input.
+
+mod batch;
+mod check;
+mod eval;
+mod input;
+mod json_in;
+mod json_out;
+mod run;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Why the tool stops early: the exit status and what to print on stderr.
+#[derive(Debug)]
+pub struct Exit {
+    /// The process exit status.
+    pub code: u8,
+    /// Printed on stderr as is (already formatted, newline included), if any.
+    pub message: Option<String>,
+}
+
+impl Exit {
+    /// Status 2 with `xpr: MESSAGE`.
+    pub fn usage(message: impl std::fmt::Display) -> Self {
+        Exit {
+            code: 2,
+            message: Some(format!("xpr: {message}\n")),
+        }
+    }
+
+    /// Status 1 with an already rendered diagnostic.
+    pub fn expression(rendered: String) -> Self {
+        Exit {
+            code: 1,
+            message: Some(rendered),
+        }
+    }
+
+    /// Status 0, nothing printed: the reader of stdout went away.
+    pub fn broken_pipe() -> Self {
+        Exit {
+            code: 0,
+            message: None,
+        }
+    }
+
+    /// Maps a write error on stdout: a broken pipe ends quietly, anything
+    /// else is an I/O error (status 2).
+    pub fn from_stdout(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Exit::broken_pipe()
+        } else {
+            Exit::usage(format_args!("cannot write to standard output: {e}"))
+        }
+    }
+}
+
+/// `xpr`: run XPR expressions over JSON data, inside fuel, memory and time budgets.
+#[derive(Debug, Parser)]
+#[command(name = "xpr", version, about, long_about = None, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Evaluate one expression and print its result as JSON.
+    Eval(EvalArgs),
+    /// Evaluate one expression per record of NDJSON (or JSON array) input.
+    Run(RunArgs),
+    /// Evaluate JSON lines {"expression": ..., "context": ...} from stdin.
+    Batch(BatchArgs),
+    /// Parse and compile only: report errors, free variables and functions.
+    Check(CheckArgs),
+    /// Print the bytecode listing of a compiled expression.
+    Disasm(DisasmArgs),
+}
+
+/// `eval` flags.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The expression.
+    pub expr: String,
+    /// The context: a JSON object whose fields are the expression's variables.
+    #[arg(
+        long,
+        short = 'c',
+        value_name = "JSON",
+        conflicts_with = "context_file"
+    )]
+    pub context: Option<String>,
+    /// Read the context object from FILE (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
+    /// Indent the output.
+    #[arg(long)]
+    pub pretty: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// How the records of `run` are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// One JSON value per line (blank lines are ignored).
+    Ndjson,
+    /// One JSON array of records (or a single JSON value).
+    Json,
+}
+
+/// What `run` does with a record whose evaluation (or parsing) fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnError {
+    /// Stop at the first failing record, naming its line (exit 1, or 2 for bad input).
+    Fail,
+    /// Count the record as an error, report it on stderr, write nothing.
+    Skip,
+    /// Count the record as an error and write `null` in its place (with
+    /// `--filter`: treat it as not kept).
+    Null,
+}
+
+/// `run` flags.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The expression, evaluated once per record with the record's fields as variables.
+    pub expr: String,
+    /// Input files; `-` or none for stdin.
+    pub files: Vec<PathBuf>,
+    /// The input layout.
+    #[arg(long, value_enum, default_value_t = InputFormat::Ndjson)]
+    pub input: InputFormat,
+    /// Also bind the whole record to NAME (the record is then converted in full).
+    #[arg(long = "as", value_name = "NAME")]
+    pub as_name: Option<String>,
+    /// Write each record for which the expression is truthy, byte for byte.
+    #[arg(long)]
+    pub filter: bool,
+    /// What to do with a record that fails.
+    #[arg(long, value_enum, default_value_t = OnError::Fail)]
+    pub on_error: OnError,
+    /// Worker threads (default: all cores). Output order is input order whatever N.
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Make an integer beyond 2^53 (which a number cannot hold exactly) an input error.
+    #[arg(long)]
+    pub strict_numbers: bool,
+    /// Longest record accepted, in bytes; a longer one is an input error.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_record_bytes: usize,
+    /// No progress bar and no summary line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// `batch` flags.
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// Compiled programs kept, by expression text (least recently used goes first).
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub cache: usize,
+    /// Longest input line accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_record_bytes: usize,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// `check` flags.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The expression.
+    pub expr: String,
+    /// Print a machine-readable JSON report instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The known record fields, comma-separated: free variables not among them are reported.
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        value_delimiter = ',',
+        conflicts_with = "sample"
+    )]
+    pub fields: Option<Vec<String>>,
+    /// Take the known fields from the first record of FILE (NDJSON or JSON).
+    #[arg(long, value_name = "FILE")]
+    pub sample: Option<PathBuf>,
+    /// Exit with status 1 when there are warnings (unknown fields).
+    #[arg(long)]
+    pub deny_warnings: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// `disasm` flags.
+#[derive(Debug, Args)]
+pub struct DisasmArgs {
+    /// The expression.
+    pub expr: String,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// A budget on the command line: a number, or `none` for unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// No limit.
+    Unlimited,
+    /// This many units.
+    Units(u64),
+}
+
+fn parse_budget(s: &str) -> Result<Budget, String> {
+    match s {
+        "none" | "unlimited" => Ok(Budget::Unlimited),
+        _ => s
+            .parse::<u64>()
+            .map(Budget::Units)
+            .map_err(|_| format!("'{s}' is not a non-negative integer or 'none'")),
+    }
+}
+
+/// The limits flags every subcommand takes; absent ones keep the library's defaults.
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// Fuel per evaluation, in fuel units, or `none`.
+    #[arg(long, value_name = "N", value_parser = parse_budget)]
+    pub fuel: Option<Budget>,
+    /// Bytes of strings, arrays and objects one evaluation may create, or `none`.
+    #[arg(long, value_name = "BYTES", value_parser = parse_budget)]
+    pub max_memory: Option<Budget>,
+    /// Wall-clock time per evaluation, in milliseconds, or `none`.
+    #[arg(long, value_name = "MS", value_parser = parse_budget)]
+    pub timeout_ms: Option<Budget>,
+    /// Maximum AST depth of the expression, or `none`.
+    #[arg(long, value_name = "N", value_parser = parse_budget)]
+    pub max_depth: Option<Budget>,
+    /// Maximum expression length, in characters, or `none`.
+    #[arg(long, value_name = "N", value_parser = parse_budget)]
+    pub max_length: Option<Budget>,
+    /// Seed for `random()`, for reproducible runs (default: a fresh seed per evaluation).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+}
+
+impl LimitArgs {
+    /// The engine these flags describe.
+    pub fn engine(&self) -> xpr::Engine {
+        let mut limits = xpr::Limits::default();
+        fn apply<T>(slot: &mut Option<T>, flag: Option<Budget>, conv: impl Fn(u64) -> T) {
+            match flag {
+                None => {}
+                Some(Budget::Unlimited) => *slot = None,
+                Some(Budget::Units(n)) => *slot = Some(conv(n)),
+            }
+        }
+        apply(&mut limits.fuel, self.fuel, |n| n);
+        apply(&mut limits.memory, self.max_memory, |n| n);
+        apply(&mut limits.timeout, self.timeout_ms, Duration::from_millis);
+        apply(&mut limits.max_depth, self.max_depth, |n| {
+            u32::try_from(n).unwrap_or(u32::MAX)
+        });
+        apply(&mut limits.max_length, self.max_length, |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        });
+        let engine = xpr::Engine::new().with_limits(limits);
+        match self.seed {
+            Some(seed) => engine.with_seed(Some(seed)),
+            None => engine,
+        }
+    }
+}
+
+/// Parses the command line, runs the subcommand, prints any final message
+/// and returns the exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors to stderr, status 2.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            if let Err(io) = e.print()
+                && io.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                return ExitCode::from(2);
+            }
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Eval(a) => eval::eval(&a),
+        Command::Run(a) => run::run(&a),
+        Command::Batch(a) => batch::batch(&a),
+        Command::Check(a) => check::check(&a),
+        Command::Disasm(a) => eval::disasm(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(exit) => {
+            if let Some(message) = &exit.message {
+                let mut stderr = std::io::stderr().lock();
+                // Nothing more can be done if stderr itself is gone.
+                let _ = stderr.write_all(message.as_bytes());
+                let _ = stderr.flush();
+            }
+            ExitCode::from(exit.code)
+        }
+    }
+}
+
+/// Reads a whole file (`-` for stdin) as bytes, mapping errors to status 2.
+pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, Exit> {
+    use std::io::Read as _;
+    if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut buf)
+            .map_err(|e| Exit::usage(format_args!("cannot read standard input: {e}")))?;
+        Ok(buf)
+    } else {
+        std::fs::read(path)
+            .map_err(|e| Exit::usage(format_args!("cannot read {}: {e}", path.display())))
+    }
+}

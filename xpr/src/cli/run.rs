@@ -1,0 +1,470 @@
+//! `xpr run`: one expression over a stream of records.
+//!
+//! Pipeline: a reader thread cuts the input into chunks of records
+//! ([`super::input`]); `--jobs` workers each parse and evaluate whole chunks
+//! (reading only the fields the program uses, unless `--as` needs the whole
+//! record); the main thread writes results in chunk order. At most
+//! `4 x jobs` chunks are in flight, so memory stays flat whatever the
+//! input's length. With one job everything happens on the main thread.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, IsTerminal as _, StdoutLock, Write as _};
+use std::sync::mpsc::{Receiver, channel, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use xpr::{Context, Error, Key, Program, Value, render_error};
+
+use super::input::{self, Chunk, Problem, Record};
+use super::json_in::{self, Conv, Wanted};
+use super::json_out;
+use super::{Exit, InputFormat, OnError, RunArgs};
+
+/// How many per-record errors are printed before the rest are only counted.
+const SHOWN_ERRORS: usize = 20;
+
+/// What every worker needs, shared read-only.
+struct Job<'a> {
+    program: Program,
+    wanted: Wanted,
+    as_name: Option<&'a str>,
+    filter: bool,
+    on_error: OnError,
+    strict: bool,
+    format: InputFormat,
+    max_record: usize,
+}
+
+/// A worker's reusable state.
+struct Worker {
+    conv: Conv,
+    fields: Vec<Option<Value>>,
+}
+
+/// Why one record failed.
+#[derive(Debug)]
+enum Failure {
+    /// Bad input: invalid JSON or UTF-8, too long, unreadable (status 2 when fatal).
+    Input(String),
+    /// The expression failed on this record (status 1 when fatal).
+    Eval(Error),
+}
+
+/// A failure with where it happened.
+#[derive(Debug)]
+struct Located {
+    source: Arc<str>,
+    line: u64,
+    failure: Failure,
+}
+
+/// The result of one chunk, written by the main thread in chunk order.
+#[derive(Debug, Default)]
+struct Outcome {
+    out: Vec<u8>,
+    records: u64,
+    outputs: u64,
+    errors: u64,
+    big_ints: u64,
+    /// Per-record errors that did not stop the run (the first few of the chunk).
+    reported: Vec<Located>,
+    /// The error that stops the run (`--on-error fail`).
+    fatal: Option<Located>,
+}
+
+/// The record's fields that the program reads, as a [`Context`].
+struct Fields<'a> {
+    names: &'a [Key],
+    values: &'a [Option<Value>],
+}
+
+impl Context for Fields<'_> {
+    fn get(&self, name: &str) -> Option<Value> {
+        for (k, v) in self.names.iter().zip(self.values) {
+            // The VM asks with the program's own keys: pointer equality is the fast path.
+            if std::ptr::eq(k.as_ptr(), name.as_ptr()) || **k == *name {
+                return v.clone();
+            }
+        }
+        None
+    }
+}
+
+/// The whole record, also bound to the `--as` name.
+struct Whole<'a> {
+    name: &'a str,
+    record: Value,
+}
+
+impl Context for Whole<'_> {
+    fn get(&self, name: &str) -> Option<Value> {
+        if name == self.name {
+            Some(self.record.clone())
+        } else {
+            Context::get(&self.record, name)
+        }
+    }
+}
+
+impl Job<'_> {
+    fn process(&self, chunk: &Chunk, w: &mut Worker) -> Outcome {
+        let mut o = Outcome {
+            out: Vec::with_capacity(if self.filter {
+                chunk.data.len()
+            } else {
+                chunk.data.len() / 2
+            }),
+            ..Outcome::default()
+        };
+        let big_before = w.conv.big_ints;
+        for r in &chunk.records {
+            o.records += 1;
+            match self.evaluate(chunk, r, w) {
+                Ok(v) => {
+                    if self.filter {
+                        if v.truthy() {
+                            o.out.extend_from_slice(chunk.bytes(r));
+                            o.out.push(b'\n');
+                            o.outputs += 1;
+                        }
+                    } else {
+                        json_out::write_value(&mut o.out, &v);
+                        o.out.push(b'\n');
+                        o.outputs += 1;
+                    }
+                }
+                Err(failure) => {
+                    let located = Located {
+                        source: chunk.source.clone(),
+                        line: r.line,
+                        failure,
+                    };
+                    match self.on_error {
+                        OnError::Fail => {
+                            o.fatal = Some(located);
+                            break;
+                        }
+                        OnError::Skip | OnError::Null => {
+                            o.errors += 1;
+                            if o.reported.len() < SHOWN_ERRORS {
+                                o.reported.push(located);
+                            }
+                            if self.on_error == OnError::Null && !self.filter {
+                                o.out.extend_from_slice(b"null\n");
+                                o.outputs += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        o.big_ints = w.conv.big_ints - big_before;
+        o
+    }
+
+    fn evaluate(&self, chunk: &Chunk, r: &Record, w: &mut Worker) -> Result<Value, Failure> {
+        match &r.problem {
+            None => {}
+            Some(Problem::TooLong) => {
+                return Err(Failure::Input(format!(
+                    "record longer than {} bytes (--max-record-bytes)",
+                    self.max_record
+                )));
+            }
+            Some(Problem::Broken(message)) => return Err(Failure::Input(message.clone())),
+        }
+        let bytes = chunk.bytes(r);
+        if let Err(e) = std::str::from_utf8(bytes) {
+            return Err(Failure::Input(format!(
+                "invalid UTF-8 at byte {} of the record",
+                e.valid_up_to() + 1
+            )));
+        }
+        match self.as_name {
+            Some(name) => {
+                let record =
+                    json_in::parse_value(bytes, &mut w.conv).map_err(|e| self.json_failure(&e))?;
+                self.program
+                    .run(&Whole { name, record })
+                    .map_err(Failure::Eval)
+            }
+            None => {
+                json_in::parse_fields(bytes, &self.wanted, &mut w.fields, &mut w.conv)
+                    .map_err(|e| self.json_failure(&e))?;
+                let context = Fields {
+                    names: self.wanted.names(),
+                    values: &w.fields,
+                };
+                self.program.run(&context).map_err(Failure::Eval)
+            }
+        }
+    }
+
+    fn json_failure(&self, e: &serde_json::Error) -> Failure {
+        let (message, column) = json_in::describe(e);
+        Failure::Input(match e.classify() {
+            // Our own errors (strict numbers) and type errors: the message says it all.
+            serde_json::error::Category::Data => message,
+            _ if self.format == InputFormat::Ndjson => {
+                format!("invalid JSON: {message} at column {column}")
+            }
+            _ => format!("invalid JSON: {message}"),
+        })
+    }
+}
+
+/// The main thread's side: writes outcomes in order, reports, keeps counts.
+struct Writer<'a> {
+    out: BufWriter<StdoutLock<'static>>,
+    expr: &'a str,
+    records: u64,
+    outputs: u64,
+    errors: u64,
+    big_ints: u64,
+    shown: usize,
+    progress: Option<indicatif::ProgressBar>,
+}
+
+impl Writer<'_> {
+    fn take(&mut self, o: Outcome) -> Result<(), Exit> {
+        self.out.write_all(&o.out).map_err(Exit::from_stdout)?;
+        self.records += o.records;
+        self.outputs += o.outputs;
+        self.errors += o.errors;
+        self.big_ints += o.big_ints;
+        if let Some(p) = &self.progress {
+            p.inc(o.records);
+        }
+        for located in &o.reported {
+            if self.shown < SHOWN_ERRORS {
+                let text = self.describe("warning", located);
+                self.eprint(&text);
+            } else if self.shown == SHOWN_ERRORS {
+                self.eprint("warning: further record errors are counted, not shown\n");
+            }
+            self.shown += 1;
+        }
+        if let Some(fatal) = &o.fatal {
+            self.out.flush().map_err(Exit::from_stdout)?;
+            if let Some(p) = &self.progress {
+                p.finish_and_clear();
+            }
+            let code = match fatal.failure {
+                Failure::Input(_) => 2,
+                Failure::Eval(_) => 1,
+            };
+            return Err(Exit {
+                code,
+                message: Some(self.describe("error", fatal)),
+            });
+        }
+        Ok(())
+    }
+
+    /// `LEVEL: SOURCE:LINE: MESSAGE`, and for expression errors the caret block.
+    fn describe(&self, level: &str, l: &Located) -> String {
+        match &l.failure {
+            Failure::Input(message) => format!("{level}: {}:{}: {message}\n", l.source, l.line),
+            Failure::Eval(e) => {
+                let rendered = render_error(e, self.expr);
+                let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+                format!("{level}: {}:{}: {body}", l.source, l.line)
+            }
+        }
+    }
+
+    fn eprint(&self, text: &str) {
+        let write = || {
+            let mut err = std::io::stderr().lock();
+            // A closed stderr leaves nothing to report to.
+            let _ = err.write_all(text.as_bytes());
+        };
+        match &self.progress {
+            Some(p) => p.suspend(write),
+            None => write(),
+        }
+    }
+
+    fn finish(mut self, started: Instant, quiet: bool) -> Result<(), Exit> {
+        self.out.flush().map_err(Exit::from_stdout)?;
+        if let Some(p) = &self.progress {
+            p.finish_and_clear();
+        }
+        if !quiet {
+            let plural =
+                |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+            let summary = format!(
+                "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
+                plural(self.records, "record", "records"),
+                self.outputs,
+                plural(self.errors, "error", "errors"),
+                started.elapsed().as_secs_f64(),
+                plural(self.big_ints, "integer", "integers"),
+            );
+            self.eprint(&summary);
+        }
+        Ok(())
+    }
+}
+
+fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} {human_pos} records  {per_sec}  {elapsed}",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Runs `xpr run`.
+pub fn run(args: &RunArgs) -> Result<(), Exit> {
+    let started = Instant::now();
+    let engine = args.limits.engine();
+    let program = engine
+        .compile(&args.expr)
+        .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    let inputs = input::open(&args.files)?;
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
+    let job = Job {
+        wanted: Wanted::new(program.free_variables()),
+        program,
+        as_name: args.as_name.as_deref(),
+        filter: args.filter,
+        on_error: args.on_error,
+        strict: args.strict_numbers,
+        format: args.input,
+        max_record: args.max_record_bytes,
+    };
+    let mut writer = Writer {
+        out: BufWriter::with_capacity(128 << 10, std::io::stdout().lock()),
+        expr: &args.expr,
+        records: 0,
+        outputs: 0,
+        errors: 0,
+        big_ints: 0,
+        shown: 0,
+        progress: progress_bar(args.quiet),
+    };
+    let result = if jobs <= 1 {
+        run_inline(&job, inputs, &mut writer)
+    } else {
+        run_parallel(&job, inputs, jobs, &mut writer)
+    };
+    if let Err(exit) = result {
+        if let Some(p) = &writer.progress {
+            p.finish_and_clear();
+        }
+        return Err(exit);
+    }
+    writer.finish(started, args.quiet)
+}
+
+fn new_worker(job: &Job<'_>) -> Worker {
+    Worker {
+        conv: Conv::new(job.strict),
+        fields: Vec::new(),
+    }
+}
+
+fn run_inline(
+    job: &Job<'_>,
+    inputs: Vec<input::Input>,
+    writer: &mut Writer<'_>,
+) -> Result<(), Exit> {
+    let mut worker = new_worker(job);
+    let mut failure = None;
+    input::read_all(inputs, job.format, job.max_record, &mut |chunk| {
+        let outcome = job.process(&chunk, &mut worker);
+        match writer.take(outcome) {
+            Ok(()) => true,
+            Err(exit) => {
+                failure = Some(exit);
+                false
+            }
+        }
+    });
+    failure.map_or(Ok(()), Err)
+}
+
+fn run_parallel(
+    job: &Job<'_>,
+    inputs: Vec<input::Input>,
+    jobs: usize,
+    writer: &mut Writer<'_>,
+) -> Result<(), Exit> {
+    let in_flight = jobs * 4;
+    let (work_tx, work_rx) = sync_channel::<Chunk>(in_flight);
+    let work_rx: Mutex<Receiver<Chunk>> = Mutex::new(work_rx);
+    let (done_tx, done_rx) = channel::<(u64, Outcome)>();
+    // Tokens bound the chunks between the reader and the writer: the reader
+    // takes one per chunk, the writer gives it back once the chunk is written.
+    let (token_tx, token_rx) = sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        // The channel has room for exactly these tokens.
+        let _ = token_tx.send(());
+    }
+    let format = job.format;
+    let max_record = job.max_record;
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            input::read_all(inputs, format, max_record, &mut |chunk| {
+                token_rx.recv().is_ok() && work_tx.send(chunk).is_ok()
+            });
+        });
+        for _ in 0..jobs {
+            let done_tx = done_tx.clone();
+            let work_rx = &work_rx;
+            scope.spawn(move || {
+                let mut worker = new_worker(job);
+                loop {
+                    // A poisoned lock means another worker panicked: stop too.
+                    let next = match work_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(chunk) = next else { return };
+                    let outcome = job.process(&chunk, &mut worker);
+                    if done_tx.send((chunk.index, outcome)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending: BTreeMap<u64, Outcome> = BTreeMap::new();
+        let mut next = 0u64;
+        for (index, outcome) in &done_rx {
+            pending.insert(index, outcome);
+            while let Some(outcome) = pending.remove(&next) {
+                if let Err(exit) = writer.take(outcome) {
+                    // Stop now: the reader may be blocked on a slow stdin.
+                    finish_now(writer, exit);
+                }
+                next += 1;
+                let _ = token_tx.send(());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Ends the process with `exit` (output already flushed by the writer),
+/// without waiting for the reader and workers.
+fn finish_now(writer: &mut Writer<'_>, exit: Exit) -> ! {
+    if let Some(p) = &writer.progress {
+        p.finish_and_clear();
+    }
+    if let Some(message) = &exit.message {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(message.as_bytes());
+        let _ = err.flush();
+    }
+    std::process::exit(i32::from(exit.code))
+}
