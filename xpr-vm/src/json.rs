@@ -56,7 +56,7 @@ impl Value {
     /// [`ErrorKind::Value`] `Number out of range` for a number that is not
     /// a finite f64 (possible only with serde_json's `arbitrary_precision`).
     pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
-        from_json_at(json, 0)
+        from_json_iter(json)
     }
 
     /// Converts this value to a `serde_json::Value` (see [`to_json`]).
@@ -68,33 +68,82 @@ impl Value {
     }
 }
 
-/// `depth`: how many arrays and objects enclose `json`.
-fn from_json_at(json: &serde_json::Value, depth: u32) -> Result<Value, Error> {
+/// One array or object being converted, in the explicit stack of
+/// [`from_json_iter`]: the children left, what was built so far, and (for an
+/// object) the key of the child being converted.
+enum FromFrame<'a> {
+    Array(std::slice::Iter<'a, serde_json::Value>, Vec<Value>),
+    Object(serde_json::map::Iter<'a>, Map, Option<Key>),
+}
+
+/// Converts without recursion (an explicit stack), so the depth limit, not
+/// the thread's stack, bounds what is accepted.
+fn from_json_iter(json: &serde_json::Value) -> Result<Value, Error> {
+    let mut stack: Vec<FromFrame<'_>> = Vec::new();
+    let mut pending = Some(json);
+    loop {
+        let mut done = match pending.take() {
+            Some(serde_json::Value::Array(items)) => {
+                if stack.len() >= MAX_DEPTH as usize {
+                    return Err(depth_error());
+                }
+                stack.push(FromFrame::Array(
+                    items.iter(),
+                    Vec::with_capacity(items.len()),
+                ));
+                None
+            }
+            Some(serde_json::Value::Object(fields)) => {
+                if stack.len() >= MAX_DEPTH as usize {
+                    return Err(depth_error());
+                }
+                let map = Map::with_capacity_and_hasher(fields.len(), Default::default());
+                stack.push(FromFrame::Object(fields.iter(), map, None));
+                None
+            }
+            Some(scalar) => Some(scalar_from_json(scalar)?),
+            None => None,
+        };
+        // Hand the finished value to its parent, then find the next child to
+        // convert, closing every container that has none left.
+        loop {
+            let Some(top) = stack.last_mut() else {
+                return done.ok_or_else(|| Error::new(ErrorKind::Value, "empty JSON conversion"));
+            };
+            let next = match top {
+                FromFrame::Array(items, out) => {
+                    out.extend(done.take());
+                    items.next()
+                }
+                FromFrame::Object(fields, out, key) => {
+                    if let (Some(k), Some(v)) = (key.take(), done.take()) {
+                        out.insert(k, v);
+                    }
+                    fields.next().map(|(k, v)| {
+                        *key = Some(Key::from(k.as_str()));
+                        v
+                    })
+                }
+            };
+            if let Some(child) = next {
+                pending = Some(child);
+                break;
+            }
+            done = match stack.pop() {
+                Some(FromFrame::Array(_, out)) => Some(Value::array(out)),
+                Some(FromFrame::Object(_, out, _)) => Some(Value::object(out)),
+                None => None,
+            };
+        }
+    }
+}
+
+fn scalar_from_json(json: &serde_json::Value) -> Result<Value, Error> {
     Ok(match json {
-        serde_json::Value::Null => Value::Null,
         serde_json::Value::Bool(b) => Value::Bool(*b),
         serde_json::Value::Number(n) => Value::Number(number_from_json(n)?),
         serde_json::Value::String(s) => Value::String(Key::from(s.as_str())),
-        serde_json::Value::Array(items) => {
-            if depth >= MAX_DEPTH {
-                return Err(depth_error());
-            }
-            let mut out = Vec::with_capacity(items.len());
-            for item in items {
-                out.push(from_json_at(item, depth + 1)?);
-            }
-            Value::array(out)
-        }
-        serde_json::Value::Object(fields) => {
-            if depth >= MAX_DEPTH {
-                return Err(depth_error());
-            }
-            let mut map = Map::with_capacity_and_hasher(fields.len(), Default::default());
-            for (k, v) in fields {
-                map.insert(Key::from(k.as_str()), from_json_at(v, depth + 1)?);
-            }
-            Value::object(map)
-        }
+        _ => Value::Null,
     })
 }
 
@@ -130,25 +179,81 @@ pub fn to_json(v: &Value) -> Result<serde_json::Value, Error> {
     to_json_unchecked(v)
 }
 
-/// Recursion bounded by `v.depth()`, checked by the caller.
+/// One array or object being converted, in the explicit stack of
+/// [`to_json_unchecked`].
+enum ToFrame<'a> {
+    Array(std::slice::Iter<'a, Value>, Vec<serde_json::Value>),
+    Object(
+        indexmap::map::Iter<'a, Key, Value>,
+        serde_json::Map<String, serde_json::Value>,
+        Option<String>,
+    ),
+}
+
+/// Converts without recursion (an explicit stack).
 fn to_json_unchecked(v: &Value) -> Result<serde_json::Value, Error> {
+    let mut stack: Vec<ToFrame<'_>> = Vec::new();
+    let mut pending = Some(v);
+    loop {
+        let mut done = match pending.take() {
+            Some(Value::Array(a)) => {
+                stack.push(ToFrame::Array(
+                    a.items().iter(),
+                    Vec::with_capacity(a.len()),
+                ));
+                None
+            }
+            Some(Value::Object(o)) => {
+                stack.push(ToFrame::Object(
+                    o.map().iter(),
+                    serde_json::Map::with_capacity(o.len()),
+                    None,
+                ));
+                None
+            }
+            Some(scalar) => Some(scalar_to_json(scalar)?),
+            None => None,
+        };
+        loop {
+            let Some(top) = stack.last_mut() else {
+                return done.ok_or_else(|| Error::new(ErrorKind::Value, "empty JSON conversion"));
+            };
+            let next = match top {
+                ToFrame::Array(items, out) => {
+                    out.extend(done.take());
+                    items.next()
+                }
+                ToFrame::Object(fields, out, key) => {
+                    if let (Some(k), Some(v)) = (key.take(), done.take()) {
+                        out.insert(k, v);
+                    }
+                    fields.next().map(|(k, v)| {
+                        *key = Some(k.to_string());
+                        v
+                    })
+                }
+            };
+            if let Some(child) = next {
+                pending = Some(child);
+                break;
+            }
+            done = match stack.pop() {
+                Some(ToFrame::Array(_, out)) => Some(serde_json::Value::Array(out)),
+                Some(ToFrame::Object(_, out, _)) => Some(serde_json::Value::Object(out)),
+                None => None,
+            };
+        }
+    }
+}
+
+fn scalar_to_json(v: &Value) -> Result<serde_json::Value, Error> {
     Ok(match v {
-        Value::Null => serde_json::Value::Null,
         Value::Bool(b) => serde_json::Value::Bool(*b),
         Value::Number(n) => serde_json::Value::Number(number_to_json(*n)?),
         Value::String(s) => serde_json::Value::String(s.to_string()),
-        Value::Array(a) => {
-            serde_json::Value::Array(a.items().iter().map(to_json_unchecked).collect::<Result<_, _>>()?)
-        }
-        Value::Object(o) => {
-            let mut map = serde_json::Map::with_capacity(o.len());
-            for (k, v) in o.map() {
-                map.insert(k.to_string(), to_json_unchecked(v)?);
-            }
-            serde_json::Value::Object(map)
-        }
         Value::Regex(_) => return Err(Error::type_error("cannot convert regex to JSON")),
         Value::Function(_) => return Err(Error::type_error("cannot convert function to JSON")),
+        _ => serde_json::Value::Null,
     })
 }
 
@@ -218,8 +323,12 @@ impl serde::Serialize for Unchecked<'_> {
                 }
                 map.end()
             }
-            Value::Regex(_) => Err(ser::Error::custom("Type error: cannot convert regex to JSON")),
-            Value::Function(_) => Err(ser::Error::custom("Type error: cannot convert function to JSON")),
+            Value::Regex(_) => Err(ser::Error::custom(
+                "Type error: cannot convert regex to JSON",
+            )),
+            Value::Function(_) => Err(ser::Error::custom(
+                "Type error: cannot convert function to JSON",
+            )),
         }
     }
 }
@@ -259,7 +368,9 @@ impl Seed {
         if self.depth >= MAX_DEPTH {
             Err(E::custom(depth_error().message()))
         } else {
-            Ok(Seed { depth: self.depth + 1 })
+            Ok(Seed {
+                depth: self.depth + 1,
+            })
         }
     }
 }
@@ -331,7 +442,10 @@ impl<'de> Visitor<'de> for Seed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let inner = self.nested()?;
-        let mut map = Map::with_capacity_and_hasher(access.size_hint().unwrap_or(0).min(4096), Default::default());
+        let mut map = Map::with_capacity_and_hasher(
+            access.size_hint().unwrap_or(0).min(4096),
+            Default::default(),
+        );
         while let Some(key) = access.next_key_seed(KeySeed)? {
             let value = access.next_value_seed(inner)?;
             map.insert(key, value);
@@ -403,7 +517,10 @@ mod tests {
         let j = json!({"z": 1, "a": [true, null, 2.5, "é😀"], "m": {"k": -0.0}});
         let v = Value::from_json(&j).unwrap();
         let o = v.as_object().unwrap();
-        assert_eq!(o.map().keys().map(|k| &**k).collect::<Vec<_>>(), ["z", "a", "m"]);
+        assert_eq!(
+            o.map().keys().map(|k| &**k).collect::<Vec<_>>(),
+            ["z", "a", "m"]
+        );
         assert_eq!(o.get("z"), Some(&Value::Number(1.0)));
         let a = o.get("a").unwrap().as_array().unwrap();
         assert_eq!(a.items()[0], Value::Bool(true));
@@ -415,20 +532,32 @@ mod tests {
 
     #[test]
     fn round_trip_through_serde_json_value() {
-        let j = json!({"b": [1, 2.5, -3, 9007199254740992u64], "a": {"s": "x", "n": null, "t": false}});
+        let j =
+            json!({"b": [1, 2.5, -3, 9007199254740992u64], "a": {"s": "x", "n": null, "t": false}});
         let v = Value::from_json(&j).unwrap();
         let back = to_json(&v).unwrap();
         assert_eq!(back, j);
-        assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&j).unwrap());
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&j).unwrap()
+        );
         let back: serde_json::Value = (&v).try_into().unwrap();
         assert_eq!(back, j);
     }
 
     #[test]
     fn integral_numbers_leave_as_integers() {
-        let v = Value::array(vec![Value::Number(100.0), Value::Number(-0.0), Value::Number(0.5), Value::Number(1e300)]);
-        assert_eq!(serde_json::to_string(&to_json(&v).unwrap()).unwrap(), "[100,0,0.5,1e300]");
-        assert_eq!(serde_json::to_string(&v).unwrap(), "[100,0,0.5,1e300]");
+        let v = Value::array(vec![
+            Value::Number(100.0),
+            Value::Number(-0.0),
+            Value::Number(0.5),
+            Value::Number(1e300),
+        ]);
+        assert_eq!(
+            serde_json::to_string(&to_json(&v).unwrap()).unwrap(),
+            "[100,0,0.5,1e+300]"
+        );
+        assert_eq!(serde_json::to_string(&v).unwrap(), "[100,0,0.5,1e+300]");
     }
 
     #[test]
@@ -437,7 +566,12 @@ mod tests {
         let e = to_json(&Value::array(vec![r.clone()])).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Type);
         assert!(e.message().contains("regex"));
-        assert!(serde_json::to_string(&r).unwrap_err().to_string().contains("regex"));
+        assert!(
+            serde_json::to_string(&r)
+                .unwrap_err()
+                .to_string()
+                .contains("regex")
+        );
         let f = Value::Function(Arc::new(crate::function::Function::Builtin(0)));
         assert!(to_json(&f).unwrap_err().message().contains("function"));
         assert!(serde_json::to_string(&f).is_err());
@@ -445,17 +579,31 @@ mod tests {
 
     #[test]
     fn deserialize_builds_values_from_text() {
-        let v: Value = serde_json::from_str(r#"{"b": [1, "two", null, true, {"c": 1.5e3}], "a": -7, "b": 9}"#).unwrap();
+        let v: Value =
+            serde_json::from_str(r#"{"b": [1, "two", null, true, {"c": 1.5e3}], "a": -7, "b": 9}"#)
+                .unwrap();
         let o = v.as_object().unwrap();
         // Duplicate key: last value wins, first position kept (JSON.parse).
         assert_eq!(o.map().keys().map(|k| &**k).collect::<Vec<_>>(), ["b", "a"]);
         assert_eq!(o.get("b"), Some(&Value::Number(9.0)));
         assert_eq!(o.get("a"), Some(&Value::Number(-7.0)));
-        let v: Value = serde_json::from_str(r#"[1, "two", null, true, {"c": 1.5e3}, 18446744073709551615]"#).unwrap();
+        let v: Value =
+            serde_json::from_str(r#"[1, "two", null, true, {"c": 1.5e3}, 18446744073709551615]"#)
+                .unwrap();
         let a = v.as_array().unwrap();
-        assert_eq!(a.items()[4].as_object().unwrap().get("c"), Some(&Value::Number(1500.0)));
+        assert_eq!(
+            a.items()[4].as_object().unwrap().get("c"),
+            Some(&Value::Number(1500.0))
+        );
         assert_eq!(a.items()[5], Value::Number(18446744073709551615.0));
-        assert_eq!(v, Value::from_json(&serde_json::from_str(r#"[1,"two",null,true,{"c":1500},18446744073709551615]"#).unwrap()).unwrap());
+        assert_eq!(
+            v,
+            Value::from_json(
+                &serde_json::from_str(r#"[1,"two",null,true,{"c":1500},18446744073709551615]"#)
+                    .unwrap()
+            )
+            .unwrap()
+        );
     }
 
     #[test]
@@ -473,7 +621,9 @@ mod tests {
         assert!(e.to_string().contains("out of range"), "{e}");
         assert!(serde_json::from_str::<serde_json::Value>("1e400").is_err());
         // A deserializer that hands over an infinite float directly.
-        let e = Seed { depth: 0 }.visit_f64::<serde_json::Error>(f64::INFINITY).unwrap_err();
+        let e = Seed { depth: 0 }
+            .visit_f64::<serde_json::Error>(f64::INFINITY)
+            .unwrap_err();
         assert!(e.to_string().contains("Number out of range"), "{e}");
         assert!(number_to_json(f64::NAN).is_err());
     }
@@ -492,18 +642,16 @@ mod tests {
 
     #[test]
     fn own_depth_guard_applies_without_serde_json_limit() {
-        let ok = format!("{}{}", "[".repeat(MAX_DEPTH as usize), "]".repeat(MAX_DEPTH as usize));
-        // Run on a thread with room for serde_json's own recursion in debug builds.
-        let deep = format!("{}{}", "[".repeat(MAX_DEPTH as usize + 1), "]".repeat(MAX_DEPTH as usize + 1));
+        // A `serde_json::Value` is itself a deserializer, with no recursion
+        // limit: the guard of `Seed` is what stops it. Run on a thread with
+        // room for serde's own recursion in debug builds.
         let results = std::thread::Builder::new()
             .stack_size(64 << 20)
-            .spawn(move || {
-                let mut de = serde_json::Deserializer::from_str(&ok);
-                de.disable_recursion_limit();
-                let a = <Value as serde::Deserialize>::deserialize(&mut de).map(|v| v.depth());
-                let mut de = serde_json::Deserializer::from_str(&deep);
-                de.disable_recursion_limit();
-                let b = <Value as serde::Deserialize>::deserialize(&mut de).map(|v| v.depth());
+            .spawn(|| {
+                let ok = nested_json(MAX_DEPTH as usize);
+                let a = <Value as serde::Deserialize>::deserialize(&ok).map(|v| v.depth());
+                let deep = nested_json(MAX_DEPTH as usize + 1);
+                let b = <Value as serde::Deserialize>::deserialize(&deep).map(|v| v.depth());
                 (a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()))
             })
             .unwrap()
@@ -514,9 +662,16 @@ mod tests {
     }
 
     fn nested_json(depth: usize) -> serde_json::Value {
+        // Built by hand: `json!` would deep-copy `j` at every level.
         let mut j = json!(1);
         for i in 0..depth {
-            j = if i % 2 == 0 { json!([j]) } else { json!({ "k": j }) };
+            j = if i % 2 == 0 {
+                serde_json::Value::Array(vec![j])
+            } else {
+                let mut m = serde_json::Map::new();
+                m.insert("k".into(), j);
+                serde_json::Value::Object(m)
+            };
         }
         j
     }
@@ -562,7 +717,36 @@ mod tests {
             v = Value::array(vec![v]);
         }
         assert_eq!(to_json(&v).unwrap_err().kind(), ErrorKind::Depth);
-        assert!(serde_json::to_string(&v).unwrap_err().to_string().contains("depth limit"));
+        assert!(
+            serde_json::to_string(&v)
+                .unwrap_err()
+                .to_string()
+                .contains("depth limit")
+        );
+    }
+
+    #[test]
+    fn conversions_at_the_depth_limit_fit_a_small_stack() {
+        // 2 MiB, as the VM's own depth tests; a debug build has large frames.
+        let worked = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let j = nested_json(MAX_DEPTH as usize);
+                let v = Value::from_json(&j).map_err(|e| e.to_string())?;
+                let back = to_json(&v).map_err(|e| e.to_string())?;
+                let same = back == j;
+                let text = serde_json::to_string(&v).map_err(|e| e.to_string())?;
+                dismantle_json(back);
+                dismantle_json(j);
+                Ok::<_, String>((same, text.len(), v.depth()))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        let (same, len, depth) = worked.unwrap();
+        assert!(same);
+        assert_eq!(depth, MAX_DEPTH);
+        assert!(len > 2 * MAX_DEPTH as usize);
     }
 
     #[test]
@@ -570,7 +754,10 @@ mod tests {
         let record = json!({"name": "Ada", "tags": ["x"], "n": 2});
         let map = record.as_object().unwrap();
         assert_eq!(Context::get(map, "name"), Some(Value::from("Ada")));
-        assert_eq!(Context::get(map, "tags"), Some(Value::array(vec![Value::from("x")])));
+        assert_eq!(
+            Context::get(map, "tags"),
+            Some(Value::array(vec![Value::from("x")]))
+        );
         assert_eq!(Context::get(map, "missing"), None);
         assert_eq!(Context::get(&record, "n"), Some(Value::Number(2.0)));
         assert_eq!(Context::get(&json!([1]), "n"), None);

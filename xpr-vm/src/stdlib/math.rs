@@ -93,8 +93,12 @@ pub fn constant(name: &str) -> Option<f64> {
 
 /// The number argument of `name`, or `Type error: NAME expects a number, got T`.
 pub(crate) fn expect_number(name: &str, v: &Value) -> Result<f64, Error> {
-    v.as_number()
-        .ok_or_else(|| Error::type_error(format_args!("{name} expects a number, got {}", v.type_name())))
+    v.as_number().ok_or_else(|| {
+        Error::type_error(format_args!(
+            "{name} expects a number, got {}",
+            v.type_name()
+        ))
+    })
 }
 
 /// The only argument of a one-argument function (the registry checked the arity).
@@ -108,11 +112,19 @@ fn only<'a>(name: &str, args: &'a [Value]) -> Result<&'a Value, Error> {
 /// Unreachable in practice: the registry checks arity before the call.
 #[cold]
 fn arity_bug(name: &str) -> Error {
-    Error::new(ErrorKind::Arity, format!("Wrong number of arguments for '{name}'"))
+    Error::new(
+        ErrorKind::Arity,
+        format!("Wrong number of arguments for '{name}'"),
+    )
 }
 
 /// A one-number function: checks the argument, charges 1 fuel, applies `f`.
-fn unary(rt: &mut dyn Runtime, name: &str, args: &[Value], f: fn(f64) -> f64) -> Result<Value, Error> {
+fn unary(
+    rt: &mut dyn Runtime,
+    name: &str,
+    args: &[Value],
+    f: fn(f64) -> f64,
+) -> Result<Value, Error> {
     let n = expect_number(name, only(name, args)?)?;
     rt.fuel(1)?;
     Ok(Value::Number(f(n)))
@@ -160,7 +172,12 @@ fn sign(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
 }
 
 /// `min`/`max` over one or more numbers; 1 fuel plus 1 per argument.
-fn extremum(rt: &mut dyn Runtime, name: &str, args: &[Value], pick_new: fn(f64, f64) -> bool) -> Result<Value, Error> {
+fn extremum(
+    rt: &mut dyn Runtime,
+    name: &str,
+    args: &[Value],
+    pick_new: fn(f64, f64) -> bool,
+) -> Result<Value, Error> {
     rt.fuel(1 + args.len() as u64)?;
     let mut best: Option<f64> = None;
     for v in args {
@@ -206,7 +223,9 @@ fn log(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
 }
 
 fn pow(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
-    let [x, y] = args else { return Err(arity_bug("pow")) };
+    let [x, y] = args else {
+        return Err(arity_bug("pow"));
+    };
     let x = expect_number("pow", x)?;
     let y = expect_number("pow", y)?;
     rt.fuel(1)?;
@@ -306,7 +325,10 @@ mod tests {
         assert_eq!(num("min", &[2.0, 2.0]), 2.0);
         let e = err("max", &[]);
         assert_eq!(e.kind(), ErrorKind::Arity);
-        assert!(e.message().contains("Wrong number of arguments for 'max': expected at least 1, got 0"));
+        assert!(
+            e.message()
+                .contains("Wrong number of arguments for 'max': expected at least 1, got 0")
+        );
         let e = err("min", &[Value::Number(1.0), Value::from("2")]);
         assert_eq!(e.kind(), ErrorKind::Type);
         assert_eq!(e.message(), "Type error: min expects a number, got string");
@@ -335,18 +357,32 @@ mod tests {
             assert_eq!(e.kind(), ErrorKind::Arithmetic);
             assert!(e.message().contains("not a finite number"), "{e}");
         }
-        assert!(err("pow", &[Value::Number(2.0), Value::Null]).message().contains("pow expects a number, got null"));
+        assert!(
+            err("pow", &[Value::Number(2.0), Value::Null])
+                .message()
+                .contains("pow expects a number, got null")
+        );
     }
 
     #[test]
     fn type_errors_name_the_function() {
-        for name in ["round", "floor", "ceil", "abs", "sqrt", "log", "sign", "trunc"] {
-            for bad in [Value::from("x"), Value::Null, Value::Bool(true), Value::array(vec![])] {
+        for name in [
+            "round", "floor", "ceil", "abs", "sqrt", "log", "sign", "trunc",
+        ] {
+            for bad in [
+                Value::from("x"),
+                Value::Null,
+                Value::Bool(true),
+                Value::array(vec![]),
+            ] {
                 let e = err(name, std::slice::from_ref(&bad));
                 assert_eq!(e.kind(), ErrorKind::Type);
                 assert_eq!(
                     e.message(),
-                    format!("Type error: {name} expects a number, got {}", bad.type_name())
+                    format!(
+                        "Type error: {name} expects a number, got {}",
+                        bad.type_name()
+                    )
                 );
             }
         }
@@ -355,9 +391,21 @@ mod tests {
     #[test]
     fn arity_is_checked() {
         assert_eq!(err("round", &[]).kind(), ErrorKind::Arity);
-        assert!(err("abs", &[Value::Number(1.0), Value::Number(2.0)]).message().contains("expected 1, got 2"));
-        assert!(err("random", &[Value::Number(1.0)]).message().contains("expected 0, got 1"));
-        assert!(err("pow", &[Value::Number(1.0)]).message().contains("expected 2, got 1"));
+        assert!(
+            err("abs", &[Value::Number(1.0), Value::Number(2.0)])
+                .message()
+                .contains("expected 1, got 2")
+        );
+        assert!(
+            err("random", &[Value::Number(1.0)])
+                .message()
+                .contains("expected 0, got 1")
+        );
+        assert!(
+            err("pow", &[Value::Number(1.0)])
+                .message()
+                .contains("expected 2, got 1")
+        );
     }
 
     #[test]
@@ -377,10 +425,14 @@ mod tests {
         seen.dedup();
         assert!(seen.len() > 90);
         let mut again = TestRuntime::default();
-        assert_eq!(call_function(&mut again, id, &[]).unwrap(), Value::Number(seen[0]));
+        assert_eq!(
+            call_function(&mut again, id, &[]).unwrap(),
+            Value::Number(seen[0])
+        );
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // the spec's digits, written out on purpose
     fn constants() {
         assert_eq!(constant("PI"), Some(3.141592653589793));
         assert_eq!(constant("E"), Some(2.718281828459045));
@@ -398,7 +450,9 @@ mod tests {
             ..TestRuntime::default()
         };
         assert_eq!(
-            call_function(&mut rt, function_id("abs").unwrap(), &[Value::Number(1.0)]).unwrap_err().kind(),
+            call_function(&mut rt, function_id("abs").unwrap(), &[Value::Number(1.0)])
+                .unwrap_err()
+                .kind(),
             ErrorKind::Fuel
         );
     }

@@ -72,25 +72,39 @@ pub fn is_js_whitespace(c: char) -> bool {
 
 /// The receiver's text (the registry only dispatches string receivers here).
 fn text<'v>(name: &str, receiver: &'v Value) -> Result<&'v str, Error> {
-    receiver.as_str().ok_or_else(|| super::no_such_method(name, receiver))
+    receiver
+        .as_str()
+        .ok_or_else(|| super::no_such_method(name, receiver))
 }
 
 /// Argument `i` (the registry checked the arity).
 fn arg<'a>(name: &str, args: &'a [Value], i: usize) -> Result<&'a Value, Error> {
-    args.get(i)
-        .ok_or_else(|| Error::new(ErrorKind::Arity, format!("Wrong number of arguments for '{name}'")))
+    args.get(i).ok_or_else(|| {
+        Error::new(
+            ErrorKind::Arity,
+            format!("Wrong number of arguments for '{name}'"),
+        )
+    })
 }
 
 /// A string argument, or `Type error: NAME expects a string as WHAT, got T`.
 fn str_arg<'a>(name: &str, what: &str, v: &'a Value) -> Result<&'a str, Error> {
-    v.as_str()
-        .ok_or_else(|| Error::type_error(format_args!("{name} expects a string as {what}, got {}", v.type_name())))
+    v.as_str().ok_or_else(|| {
+        Error::type_error(format_args!(
+            "{name} expects a string as {what}, got {}",
+            v.type_name()
+        ))
+    })
 }
 
 /// A number argument, or `Type error: NAME expects a number as WHAT, got T`.
 fn num_arg(name: &str, what: &str, v: &Value) -> Result<f64, Error> {
-    v.as_number()
-        .ok_or_else(|| Error::type_error(format_args!("{name} expects a number as {what}, got {}", v.type_name())))
+    v.as_number().ok_or_else(|| {
+        Error::type_error(format_args!(
+            "{name} expects a number as {what}, got {}",
+            v.type_name()
+        ))
+    })
 }
 
 /// Charges `bytes` of memory for a string about to be built and returns the
@@ -129,7 +143,11 @@ fn byte_offset(s: &str, index: usize) -> usize {
 fn relative_index(n: f64, len: usize) -> usize {
     let n = n.trunc();
     let len_f = len as f64;
-    let i = if n < 0.0 { (len_f + n).max(0.0) } else { n.min(len_f) };
+    let i = if n < 0.0 {
+        (len_f + n).max(0.0)
+    } else {
+        n.min(len_f)
+    };
     // In 0..=len, integral: the cast is exact.
     i as usize
 }
@@ -159,18 +177,32 @@ fn change_case(rt: &mut dyn Runtime, s: &str, to_upper: bool) -> Result<Value, E
     if s.is_ascii() {
         rt.fuel(text_fuel(s.len() * 2))?;
         charge_string(rt, s.len() as u64)?;
-        let out = if to_upper { s.to_ascii_uppercase() } else { s.to_ascii_lowercase() };
+        let out = if to_upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_ascii_lowercase()
+        };
         return Ok(Value::from(out));
     }
     let bytes: usize = if to_upper {
-        s.chars().flat_map(char::to_uppercase).map(char::len_utf8).sum()
+        s.chars()
+            .flat_map(char::to_uppercase)
+            .map(char::len_utf8)
+            .sum()
     } else {
         // `str::to_lowercase` maps a final Σ to ς, the same length as σ.
-        s.chars().flat_map(char::to_lowercase).map(char::len_utf8).sum()
+        s.chars()
+            .flat_map(char::to_lowercase)
+            .map(char::len_utf8)
+            .sum()
     };
     rt.fuel(text_fuel(s.len() * 2 + bytes))?;
     charge_string(rt, bytes as u64)?;
-    Ok(Value::from(if to_upper { s.to_uppercase() } else { s.to_lowercase() }))
+    Ok(Value::from(if to_upper {
+        s.to_uppercase()
+    } else {
+        s.to_lowercase()
+    }))
 }
 
 /// The receiver if `part` is all of it, else a new string.
@@ -285,12 +317,17 @@ fn replace(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Val
         Value::String(old) => {
             let old: &str = old;
             rt.fuel(text_fuel(s.len() + old.len()))?;
-            let count = if old.is_empty() { char_count(s) + 1 } else { s.matches(old).count() };
+            let count = if old.is_empty() {
+                char_count(s) + 1
+            } else {
+                s.matches(old).count()
+            };
             if count == 0 {
                 return Ok(receiver.clone());
             }
             let count = count as u64;
-            let bytes = (s.len() as u64 - count * old.len() as u64).saturating_add(count.saturating_mul(replacement.len() as u64));
+            let bytes = (s.len() as u64 - count * old.len() as u64)
+                .saturating_add(count.saturating_mul(replacement.len() as u64));
             rt.fuel(text_fuel(usize::try_from(bytes).unwrap_or(usize::MAX)))?;
             charge_string(rt, bytes)?;
             Ok(Value::from(s.replace(old, replacement)))
@@ -403,7 +440,13 @@ fn pad_end(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Val
 /// zero) with `fill` (default `" "`) repeated and cut to fit, as
 /// JavaScript does; the receiver as is when it already has `n` characters
 /// or more, or when `fill` is empty.
-fn pad(rt: &mut dyn Runtime, name: &str, receiver: &Value, args: &[Value], at_start: bool) -> Result<Value, Error> {
+fn pad(
+    rt: &mut dyn Runtime,
+    name: &str,
+    receiver: &Value,
+    args: &[Value],
+    at_start: bool,
+) -> Result<Value, Error> {
     let s = text(name, receiver)?;
     let target = num_arg(name, "length", arg(name, args, 0)?)?.trunc();
     let fill = match args.get(1) {
@@ -421,7 +464,9 @@ fn pad(rt: &mut dyn Runtime, name: &str, receiver: &Value, args: &[Value], at_st
     let (whole, part) = (need / fill_chars, need % fill_chars);
     // part < fill_chars: the cast is exact.
     let part_bytes = byte_offset(fill, part as usize);
-    let pad_bytes = whole.saturating_mul(fill.len() as u64).saturating_add(part_bytes as u64);
+    let pad_bytes = whole
+        .saturating_mul(fill.len() as u64)
+        .saturating_add(part_bytes as u64);
     let size = charge_string(rt, pad_bytes.saturating_add(s.len() as u64))?;
     rt.fuel(text_fuel(size))?;
     let mut out = String::with_capacity(size);
@@ -445,7 +490,12 @@ mod tests {
     use crate::stdlib::testing::TestRuntime;
     use crate::stdlib::{call_method, method_id};
 
-    fn call_with(rt: &mut TestRuntime, recv: &str, name: &str, args: &[Value]) -> Result<Value, Error> {
+    fn call_with(
+        rt: &mut TestRuntime,
+        recv: &str,
+        name: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
         let id = method_id(name).unwrap_or_else(|| panic!("no method {name}"));
         call_method(rt, id, &Value::from(recv), args)
     }
@@ -490,7 +540,11 @@ mod tests {
         assert_eq!(ok("日本語", "len", &[]), n(3.0));
         // e + combining acute accent: two code points.
         assert_eq!(ok("e\u{301}", "len", &[]), n(2.0));
-        assert!(err("x", "len", &[n(1.0)]).message().contains("expected 0, got 1"));
+        assert!(
+            err("x", "len", &[n(1.0)])
+                .message()
+                .contains("expected 0, got 1")
+        );
     }
 
     #[test]
@@ -508,7 +562,10 @@ mod tests {
 
     #[test]
     fn final_sigma_lowercases_like_javascript() {
-        assert_eq!(ok("ΟΔΟΣ", "lower", &[]).as_str().map(|x| x.ends_with('ς')), Some(true));
+        assert_eq!(
+            ok("ΟΔΟΣ", "lower", &[]).as_str().map(|x| x.ends_with('ς')),
+            Some(true)
+        );
     }
 
     #[test]
@@ -524,7 +581,14 @@ mod tests {
     #[test]
     fn trim_family_uses_javascript_whitespace() {
         assert_eq!(ok("  hello  ", "trim", &[]), s("hello"));
-        assert_eq!(ok("\t\n\u{b}\u{c}\r x \u{a0}\u{feff}\u{2028}\u{3000}", "trim", &[]), s("x"));
+        assert_eq!(
+            ok(
+                "\t\n\u{b}\u{c}\r x \u{a0}\u{feff}\u{2028}\u{3000}",
+                "trim",
+                &[]
+            ),
+            s("x")
+        );
         assert_eq!(ok("\u{85}x\u{85}", "trim", &[]), s("\u{85}x\u{85}"));
         assert_eq!(ok("  hello  ", "trimStart", &[]), s("hello  "));
         assert_eq!(ok("  hello  ", "trimEnd", &[]), s("  hello"));
@@ -538,18 +602,33 @@ mod tests {
 
     #[test]
     fn starts_ends_contains() {
-        assert_eq!(ok("hello world", "startsWith", &[s("hello")]), Value::Bool(true));
-        assert_eq!(ok("hello world", "startsWith", &[s("world")]), Value::Bool(false));
-        assert_eq!(ok("hello world", "endsWith", &[s("world")]), Value::Bool(true));
+        assert_eq!(
+            ok("hello world", "startsWith", &[s("hello")]),
+            Value::Bool(true)
+        );
+        assert_eq!(
+            ok("hello world", "startsWith", &[s("world")]),
+            Value::Bool(false)
+        );
+        assert_eq!(
+            ok("hello world", "endsWith", &[s("world")]),
+            Value::Bool(true)
+        );
         assert_eq!(ok("hello", "endsWith", &[s("")]), Value::Bool(true));
-        assert_eq!(ok("hello world", "contains", &[s("lo wo")]), Value::Bool(true));
+        assert_eq!(
+            ok("hello world", "contains", &[s("lo wo")]),
+            Value::Bool(true)
+        );
         assert_eq!(ok("hello", "contains", &[s("xyz")]), Value::Bool(false));
         assert_eq!(ok("😀é", "startsWith", &[s("😀")]), Value::Bool(true));
         assert_eq!(ok("", "contains", &[s("")]), Value::Bool(true));
         for name in ["startsWith", "endsWith", "contains"] {
             let e = err("x", name, &[n(1.0)]);
             assert_eq!(e.kind(), ErrorKind::Type);
-            assert_eq!(e.message(), format!("Type error: {name} expects a string as argument, got number"));
+            assert_eq!(
+                e.message(),
+                format!("Type error: {name} expects a string as argument, got number")
+            );
             assert_eq!(err("x", name, &[re("x", "")]).kind(), ErrorKind::Type);
         }
     }
@@ -576,18 +655,30 @@ mod tests {
         assert_eq!(ok("a::b::c", "split", &[s("::")]), strs(&["a", "b", "c"]));
         assert_eq!(ok("日本,語", "split", &[s(",")]), strs(&["日本", "語"]));
         let e = err("a", "split", &[n(1.0)]);
-        assert_eq!(e.message(), "Type error: split expects a string or regex as separator, got number");
+        assert_eq!(
+            e.message(),
+            "Type error: split expects a string or regex as separator, got number"
+        );
     }
 
     #[test]
     fn split_by_regex_follows_javascript() {
-        assert_eq!(ok("a1b2c3", "split", &[re(r"\d+", "")]), strs(&["a", "b", "c", ""]));
+        assert_eq!(
+            ok("a1b2c3", "split", &[re(r"\d+", "")]),
+            strs(&["a", "b", "c", ""])
+        );
         assert_eq!(ok("hello", "split", &[re("l", "")]), strs(&["he", "", "o"]));
         assert_eq!(ok("abc", "split", &[re("x*", "")]), strs(&["a", "b", "c"]));
-        assert_eq!(ok("a, b ,c", "split", &[re(r"\s*,\s*", "")]), strs(&["a", "b", "c"]));
+        assert_eq!(
+            ok("a, b ,c", "split", &[re(r"\s*,\s*", "")]),
+            strs(&["a", "b", "c"])
+        );
         assert_eq!(ok("", "split", &[re("x", "")]), strs(&[""]));
         assert_eq!(ok("", "split", &[re("x*", "")]), strs(&[]));
-        assert_eq!(ok("aXbxc", "split", &[re("x", "i")]), strs(&["a", "b", "c"]));
+        assert_eq!(
+            ok("aXbxc", "split", &[re("x", "i")]),
+            strs(&["a", "b", "c"])
+        );
     }
 
     #[test]
@@ -600,7 +691,12 @@ mod tests {
             ..TestRuntime::default()
         };
         let long = "x".repeat(10_000);
-        assert_eq!(call_with(&mut rt, &long, "split", &[s("")]).unwrap_err().kind(), ErrorKind::Memory);
+        assert_eq!(
+            call_with(&mut rt, &long, "split", &[s("")])
+                .unwrap_err()
+                .kind(),
+            ErrorKind::Memory
+        );
     }
 
     #[test]
@@ -614,9 +710,15 @@ mod tests {
         assert_eq!(ok("a.b.c", "replace", &[s("."), s("")]), s("abc"));
         assert_eq!(ok("$1", "replace", &[s("$1"), s("$$")]), s("$$"));
         let e = err("a", "replace", &[s("a"), n(1.0)]);
-        assert_eq!(e.message(), "Type error: replace expects a string as replacement, got number");
+        assert_eq!(
+            e.message(),
+            "Type error: replace expects a string as replacement, got number"
+        );
         let e = err("a", "replace", &[n(1.0), s("b")]);
-        assert_eq!(e.message(), "Type error: replace expects a string or regex as pattern, got number");
+        assert_eq!(
+            e.message(),
+            "Type error: replace expects a string or regex as pattern, got number"
+        );
     }
 
     #[test]
@@ -636,13 +738,26 @@ mod tests {
 
     #[test]
     fn replace_with_regex_substitutes_like_javascript() {
-        assert_eq!(ok("hello world", "replace", &[re("o", ""), s("0")]), s("hell0 w0rld"));
-        assert_eq!(ok("Hello hello HELLO", "replace", &[re("hello", "i"), s("hi")]), s("hi hi hi"));
         assert_eq!(
-            ok("2024-01-15", "replace", &[re(r"(\d{4})-(\d{2})-(\d{2})", ""), s("$3/$2/$1")]),
+            ok("hello world", "replace", &[re("o", ""), s("0")]),
+            s("hell0 w0rld")
+        );
+        assert_eq!(
+            ok("Hello hello HELLO", "replace", &[re("hello", "i"), s("hi")]),
+            s("hi hi hi")
+        );
+        assert_eq!(
+            ok(
+                "2024-01-15",
+                "replace",
+                &[re(r"(\d{4})-(\d{2})-(\d{2})", ""), s("$3/$2/$1")]
+            ),
             s("15/01/2024")
         );
-        assert_eq!(ok("abc", "replace", &[re("b", ""), s("[$&][$$][$1]")]), s("a[b][$][$1]c"));
+        assert_eq!(
+            ok("abc", "replace", &[re("b", ""), s("[$&][$$][$1]")]),
+            s("a[b][$][$1]c")
+        );
         assert_eq!(ok("", "replace", &[re(r"\d+", ""), s("X")]), s(""));
         let e = err("hello", "replace", &[re("l", ""), n(42.0)]);
         assert_eq!(e.kind(), ErrorKind::Type);
@@ -658,7 +773,10 @@ mod tests {
         assert_eq!(ok("order-123", "match", &[s(r"\d+")]), s("123"));
         assert_eq!(err("a", "match", &[s("[bad")]).kind(), ErrorKind::Regex);
         let e = err("a", "match", &[n(1.0)]);
-        assert_eq!(e.message(), "Type error: match expects a regex or string as pattern, got number");
+        assert_eq!(
+            e.message(),
+            "Type error: match expects a regex or string as pattern, got number"
+        );
     }
 
     #[test]
@@ -685,10 +803,20 @@ mod tests {
         for &(recv, start, end, want) in cases {
             let mut args = vec![n(start)];
             args.extend(end.map(n));
-            assert_eq!(ok(recv, "slice", &args), s(want), "{recv:?}.slice({start}, {end:?})");
+            assert_eq!(
+                ok(recv, "slice", &args),
+                s(want),
+                "{recv:?}.slice({start}, {end:?})"
+            );
         }
-        assert_eq!(err("abc", "slice", &[s("1")]).message(), "Type error: slice expects a number as start, got string");
-        assert_eq!(err("abc", "slice", &[n(0.0), Value::Null]).message(), "Type error: slice expects a number as end, got null");
+        assert_eq!(
+            err("abc", "slice", &[s("1")]).message(),
+            "Type error: slice expects a number as start, got string"
+        );
+        assert_eq!(
+            err("abc", "slice", &[n(0.0), Value::Null]).message(),
+            "Type error: slice expects a number as end, got null"
+        );
         assert_eq!(err("abc", "slice", &[]).kind(), ErrorKind::Arity);
     }
 
@@ -719,7 +847,10 @@ mod tests {
             assert_eq!(e.kind(), ErrorKind::Value);
             assert!(e.message().contains("non-negative integer"), "{e}");
         }
-        assert_eq!(err("ab", "repeat", &[s("3")]).message(), "Type error: repeat expects a number as count, got string");
+        assert_eq!(
+            err("ab", "repeat", &[s("3")]).message(),
+            "Type error: repeat expects a number as count, got string"
+        );
     }
 
     #[test]
@@ -730,9 +861,16 @@ mod tests {
         };
         let e = call_with(&mut rt, "x", "repeat", &[n(1e12)]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Memory);
-        assert_eq!(rt.fuel_used, 0, "memory is charged before fuel and before any work");
+        assert_eq!(
+            rt.fuel_used, 0,
+            "memory is charged before fuel and before any work"
+        );
         let e = call_with(&mut TestRuntime::default(), "xy", "repeat", &[n(1e300)]).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Memory, "no String can be that long even without a limit");
+        assert_eq!(
+            e.kind(),
+            ErrorKind::Memory,
+            "no String can be that long even without a limit"
+        );
         let mut rt = TestRuntime::default();
         call_with(&mut rt, "abc", "repeat", &[n(1000.0)]).unwrap();
         assert_eq!(rt.bytes_used, 3000);
@@ -753,8 +891,14 @@ mod tests {
         assert_eq!(ok("é", "padStart", &[n(3.0), s("😀")]), s("😀😀é"));
         assert_eq!(ok("日本", "padEnd", &[n(5.0), s("語x")]), s("日本語x語"));
         assert_eq!(ok("ab", "padStart", &[n(4.9), s("-")]), s("--ab"));
-        assert_eq!(err("a", "padStart", &[s("3")]).message(), "Type error: padStart expects a number as length, got string");
-        assert_eq!(err("a", "padEnd", &[n(3.0), n(0.0)]).message(), "Type error: padEnd expects a string as fill, got number");
+        assert_eq!(
+            err("a", "padStart", &[s("3")]).message(),
+            "Type error: padStart expects a number as length, got string"
+        );
+        assert_eq!(
+            err("a", "padEnd", &[n(3.0), n(0.0)]).message(),
+            "Type error: padEnd expects a string as fill, got number"
+        );
         assert_eq!(err("a", "padEnd", &[]).kind(), ErrorKind::Arity);
     }
 
@@ -793,7 +937,11 @@ mod tests {
                 fuel_limit: Some(100),
                 ..TestRuntime::default()
             };
-            assert_eq!(call_with(&mut rt, &long, name, &args).unwrap_err().kind(), ErrorKind::Fuel, "{name}");
+            assert_eq!(
+                call_with(&mut rt, &long, name, &args).unwrap_err().kind(),
+                ErrorKind::Fuel,
+                "{name}"
+            );
         }
     }
 
@@ -801,7 +949,10 @@ mod tests {
     fn methods_exist_only_on_strings() {
         let id = method_id("upper").unwrap();
         let e = call_method(&mut TestRuntime::default(), id, &n(42.0), &[]).unwrap_err();
-        assert_eq!(e.message(), "Type error: cannot call method 'upper' on number");
+        assert_eq!(
+            e.message(),
+            "Type error: cannot call method 'upper' on number"
+        );
         let e = call_method(&mut TestRuntime::default(), id, &Value::Null, &[]).unwrap_err();
         assert!(e.message().contains("null"));
     }
