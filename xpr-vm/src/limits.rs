@@ -17,7 +17,7 @@ pub struct Limits {
     /// Fuel units: one per instruction, plus what built-ins charge in
     /// proportion to their work (per element, per character, per callback).
     /// Default `Some(10_000_000)`. Exhausted: [`crate::ErrorKind::Fuel`],
-    /// `Fuel budget exhausted`.
+    /// `Fuel budget exhausted: out of fuel`.
     pub fuel: Option<u64>,
     /// Bytes of strings, arrays and objects a run may build, counted
     /// logically (see [`crate::value`]) and charged before allocating.

@@ -111,7 +111,7 @@ impl Vm {
     /// # Errors
     /// Any run-time error (type, reference, arithmetic, access, ...) at the
     /// position of the instruction that raised it, or a budget error:
-    /// [`ErrorKind::Fuel`] (`Fuel budget exhausted`), [`ErrorKind::Memory`]
+    /// [`ErrorKind::Fuel`] (`Fuel budget exhausted: out of fuel`), [`ErrorKind::Memory`]
     /// (`Memory limit exceeded`), [`ErrorKind::Depth`] (`Call depth limit
     /// exceeded`, `Value depth limit exceeded`), [`ErrorKind::Timeout`]
     /// (`Expression timeout exceeded`), [`ErrorKind::Cancelled`]
@@ -305,7 +305,7 @@ impl Vm {
 
 #[cold]
 fn out_of_fuel() -> Error {
-    Error::new(ErrorKind::Fuel, "Fuel budget exhausted")
+    Error::new(ErrorKind::Fuel, "Fuel budget exhausted: out of fuel")
 }
 
 #[cold]

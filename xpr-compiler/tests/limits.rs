@@ -1,0 +1,194 @@
+//! Budgets enforced by the VM: fuel, memory, call and value depth, timeout,
+//! cancellation; the deep-recursion cases run on a 2 MiB thread.
+
+mod common;
+use common::*;
+use std::sync::Arc;
+use std::time::Duration;
+use xpr_vm::{Arity, CancelHandle, ErrorKind, HostFunction, Limits, RunOptions, Value, Vm};
+
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow")
+}
+
+fn run_with(src: &str, opts: &RunOptions) -> (Result<Value, xpr_vm::Error>, Vm) {
+    let program = compile(src).expect("compiles");
+    let mut vm = Vm::new();
+    let r = vm.run(&program, &(), opts);
+    (r, vm)
+}
+
+#[test]
+fn self_application_ends_with_a_depth_error_on_a_small_stack() {
+    let e = on_small_stack(|| eval("(x => x(x))(x => x(x))").unwrap_err());
+    assert_eq!(e.kind(), ErrorKind::Depth);
+    assert!(e.to_string().contains("depth limit exceeded"), "{e}");
+}
+
+#[test]
+fn recursion_through_builtins_ends_with_a_depth_error_on_a_small_stack() {
+    for src in [
+        "(f => [1].map(x => f(f)))(f => [1].map(x => f(f)))",
+        "(f => [2, 1].sort((a, b) => f(f)))(f => [2, 1].sort((a, b) => f(f)))",
+        "(f => [1].filter(x => f(f)))(f => [1].filter(x => f(f)))",
+    ] {
+        let e = on_small_stack(move || eval(src).unwrap_err());
+        assert_eq!(e.kind(), ErrorKind::Depth, "{src}: {e}");
+    }
+}
+
+#[test]
+fn deep_values_hit_the_value_depth_limit() {
+    let e = on_small_stack(|| eval("range(2000).reduce((a, _) => [a], 0)").unwrap_err());
+    assert_eq!(e.kind(), ErrorKind::Depth, "{e}");
+    assert!(e.to_string().contains("depth limit exceeded"));
+    // Comparing host data nested deeper than the limit is refused, not a stack overflow.
+    let e = on_small_stack(|| {
+        let mut deep = Value::Number(1.0);
+        for _ in 0..1500 {
+            deep = Value::array(vec![deep]);
+        }
+        let mut map = xpr_vm::Map::default();
+        map.insert("a".into(), deep.clone());
+        map.insert("b".into(), deep);
+        let program = compile("a == b").unwrap();
+        Vm::new().run(&program, &map, &opts()).unwrap_err()
+    });
+    assert_eq!(e.kind(), ErrorKind::Depth, "{e}");
+}
+
+#[test]
+fn fuel_stops_runaway_work_and_is_readable() {
+    let mut o = opts();
+    o.limits.fuel = Some(10_000);
+    let (r, vm) = run_with("range(100000).map(x => x * 2)", &o);
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Fuel);
+    assert!(e.to_string().contains("fuel"), "{e}");
+    assert!(vm.fuel_used() <= 10_000);
+
+    let (r, vm) = run_with("1 + 2", &opts());
+    assert_eq!(r.map_err(|e| format!("{e} {:?}", vm.fuel_used())).unwrap(), Value::Number(3.0));
+    assert_eq!(vm.fuel_used(), 2, "Int 3 (folded), Return");
+
+    // Exactly enough fuel succeeds; one less fails.
+    let mut o = opts();
+    o.limits.fuel = Some(2);
+    assert!(run_with("1 + 2", &o).0.is_ok());
+    o.limits.fuel = Some(1);
+    assert_eq!(run_with("1 + 2", &o).0.unwrap_err().kind(), ErrorKind::Fuel);
+}
+
+#[test]
+fn callbacks_are_charged_per_element() {
+    let (_, small) = run_with("range(10).map(x => x)", &opts());
+    let (_, large) = run_with("range(1000).map(x => x)", &opts());
+    assert!(large.fuel_used() > 100 * small.fuel_used() / 10, "{} vs {}", large.fuel_used(), small.fuel_used());
+    assert!(large.fuel_used() >= 3000);
+}
+
+#[test]
+fn memory_is_charged_logically_before_building() {
+    let mut o = opts();
+    o.limits.memory = Some(1 << 20);
+    let (r, vm) = run_with("range(40).reduce((a, _) => [a, a], 1)", &o);
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Memory);
+    assert!(e.to_string().contains("Memory limit exceeded"));
+    assert!(vm.peak_memory() <= 1 << 20);
+
+    let (r, vm) = run_with("range(30).reduce((s, _) => s + s, \"ab\")", &o);
+    assert_eq!(r.unwrap_err().kind(), ErrorKind::Memory);
+    assert!(vm.peak_memory() <= 1 << 20);
+
+    let (r, vm) = run_with("[1, 2, 3]", &opts());
+    assert!(r.is_ok());
+    assert!(vm.peak_memory() >= 3 * 16, "{}", vm.peak_memory());
+}
+
+fn sleeper() -> Arc<HostFunction> {
+    Arc::new(HostFunction {
+        name: "sleep".into(),
+        arity: Arity::Exact(1),
+        fuel_per_call: 1,
+        callback: Arc::new(|_, args: &[Value]| {
+            let ms = args.first().and_then(Value::as_number).unwrap_or(0.0);
+            std::thread::sleep(Duration::from_millis(ms as u64));
+            Ok(Value::Null)
+        }),
+    })
+}
+
+fn compile_with_host(src: &str) -> xpr_vm::Program {
+    let ast = xpr_syntax::parse(src).unwrap();
+    let env = xpr_compiler::CompileEnv {
+        host_functions: vec![sleeper()],
+    };
+    xpr_compiler::compile(&ast, &env).unwrap()
+}
+
+#[test]
+fn timeout_is_checked_after_a_blocking_host_call() {
+    // The first check starts the clock; a host call that blocks past the
+    // deadline is caught when it returns.
+    let program = compile_with_host("[sleep(0), sleep(30), sleep(0)]");
+    let mut o = opts();
+    o.limits.timeout = Some(Duration::from_millis(5));
+    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    assert_eq!(e.to_string(), "Expression timeout exceeded at position 11");
+}
+
+#[test]
+fn cancellation_from_another_thread() {
+    let program = compile_with_host("range(1000).map(x => sleep(1))");
+    let cancel = CancelHandle::new();
+    let c2 = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        c2.cancel();
+    });
+    let mut o = opts();
+    o.limits.fuel = None;
+    o.cancel = Some(cancel.clone());
+    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    t.join().unwrap();
+    assert_eq!(e.kind(), ErrorKind::Cancelled);
+    assert!(e.to_string().starts_with("Evaluation cancelled"));
+    // Already cancelled: fails at once.
+    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Cancelled);
+}
+
+#[test]
+fn random_and_now_follow_the_options() {
+    let program = compile("[random(), now()]").unwrap();
+    let mut o = RunOptions {
+        limits: Limits::unlimited(),
+        random_seed: Some(1),
+        clock: xpr_vm::Clock::Fixed(1000.0),
+        cancel: None,
+    };
+    let a = Vm::new().run(&program, &(), &o).unwrap();
+    let b = Vm::new().run(&program, &(), &o).unwrap();
+    assert_eq!(a, b);
+    o.random_seed = None;
+    assert!(Vm::new().run(&program, &(), &o).is_err());
+    o.random_seed = Some(1);
+    o.clock = xpr_vm::Clock::Disabled;
+    assert!(Vm::new().run(&program, &(), &o).is_err());
+}
+
+#[test]
+fn context_is_never_modified() {
+    let ctx = serde_json::json!({"items": [3, 1, 2], "o": {"a": 1}});
+    let before = ctx.clone();
+    yields_in("[items.sort(), items.reverse(), {...o, \"a\": 2}, let [a, ...r] = items; r]", ctx.clone(),
+        serde_json::json!([[1, 2, 3], [2, 1, 3], {"a": 2}, [1, 2]]));
+    assert_eq!(ctx, before);
+}
