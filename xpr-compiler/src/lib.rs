@@ -546,10 +546,11 @@ impl Compiler<'_> {
                     self.optional_jump(at);
                 }
                 let k = self.key(&property.name, property.span)?;
+                let field_span = ast::Span::new(property.span.start, at.end);
                 if property.name == "length" {
-                    self.emit(Op::GetLength(k), at);
+                    self.emit(Op::GetLength(k), field_span);
                 } else {
-                    self.emit(Op::GetField(k), at);
+                    self.emit(Op::GetField(k), field_span);
                 }
             }
             ExprKind::Index { object, index } => {
@@ -764,14 +765,16 @@ impl Compiler<'_> {
                     self.optional_jump(callee.span);
                 }
                 let method = self.method(&property.name, property.span)?;
+                // Errors of the call point at the method name, not the receiver.
+                let call_span = ast::Span::new(property.span.start, at.end);
                 if spread {
                     self.emit(Op::Mark(0), at);
                     self.elements(args, Op::SpreadArgs)?;
-                    self.emit(Op::CallMethodMark(method), at);
+                    self.emit(Op::CallMethodMark(method), call_span);
                 } else {
                     self.elements(args, Op::SpreadArgs)?;
                     let argc = Self::argc(args, 0, at)?;
-                    self.emit(Op::CallMethod { method, argc }, at);
+                    self.emit(Op::CallMethod { method, argc }, call_span);
                 }
             }
             _ => {
