@@ -193,7 +193,7 @@ fn callbacks_through_builtins() {
 #[test]
 fn constant_folding_leaves_errors_for_run_time() {
     let p = compile("1 + 2 * 3").unwrap();
-    assert!(p.to_string().contains("Int               7"), "{p}");
+    assert!(p.to_string().contains("Int                 7"), "{p}");
     let p = compile("false && 1 / 0").unwrap();
     let text = p.to_string();
     assert!(text.contains("Div"), "{text}");

@@ -404,9 +404,14 @@ pub(crate) fn show_value(v: &Value, out: &mut String) {
             }
             out.push('}');
         }
-        Value::Function(f) => {
-            let _ = write!(out, "{f:?}");
-        }
+        Value::Function(f) => match &**f {
+            crate::function::Function::Builtin(id) => {
+                let _ = write!(out, "<builtin {}>", crate::stdlib::function_name(*id));
+            }
+            other => {
+                let _ = write!(out, "{other:?}");
+            }
+        },
         Value::Regex(r) => {
             let _ = write!(out, "/{}/{}", r.pattern(), r.flags());
         }
@@ -546,8 +551,8 @@ impl fmt::Display for Program {
             writeln!(f)?;
             for (off, op) in proto.code.iter().enumerate() {
                 let span = proto.spans.get(off).copied().unwrap_or_default();
-                let line = format!("  {off:04}  {:<18}{}", op_name(op), self.operands(op));
-                writeln!(f, "{:<52}@{}..{}", line.trim_end(), span.start, span.end)?;
+                let line = format!("  {off:04}  {:<20}{}", op_name(op), self.operands(op));
+                writeln!(f, "{:<54}  @{}..{}", line.trim_end(), span.start, span.end)?;
             }
         }
         Ok(())
