@@ -1035,7 +1035,7 @@ impl Compiler<'_> {
 }
 
 fn check_duplicate(names: &mut Vec<String>, n: &ast::Name) -> Result<(), Error> {
-    if names.iter().any(|m| *m == n.name) {
+    if names.contains(&n.name) {
         return Err(error_at(
             ErrorKind::Parse,
             format!("duplicate binding '{}'", n.name),

@@ -75,14 +75,26 @@ fn access_and_indexing() {
     fails_in("{}[\"proto\" + \"type\"]", ctx, "restricted");
     fails("{\"__proto__\": 1}", "restricted");
     fails("let {constructor} = {}; 1", "restricted");
-    yields_in("data.keys", json!({"data": {"__proto__": 1, "keys": 2}}), json!(2));
+    yields_in(
+        "data.keys",
+        json!({"data": {"__proto__": 1, "keys": 2}}),
+        json!(2),
+    );
 }
 
 #[test]
 fn optional_chains() {
     yields_in("user?.profile.name", json!({"user": null}), json!(null));
-    yields_in("user?.address?.city", json!({"user": {"name": "A"}}), json!(null));
-    yields_in("(user?.profile).name ?? 1", json!({"user": {"profile": {"name": 2}}}), json!(2));
+    yields_in(
+        "user?.address?.city",
+        json!({"user": {"name": "A"}}),
+        json!(null),
+    );
+    yields_in(
+        "(user?.profile).name ?? 1",
+        json!({"user": {"profile": {"name": 2}}}),
+        json!(2),
+    );
     fails_in("(user?.profile).name", json!({"user": null}), "null");
     yields_in("user?.name.upper()", json!({"user": null}), json!(null));
     yields("let o = {\"f\": x => x + 1}; o.f?.(1)", json!(2));
@@ -119,19 +131,34 @@ fn pipes() {
     yields("1 + 2 |> string", json!("3"));
     yields("-5 |> abs", json!(5));
     yields("let f = (x, y) => x - y; 10 |> f(3)", json!(7));
-    fails("let f = (x, y) => x - y; 10 |> f", "cannot subtract number and null");
+    fails(
+        "let f = (x, y) => x - y; 10 |> f",
+        "cannot subtract number and null",
+    );
     fails("5 |> 3", "callable");
     yields("{\"x\": 3, \"y\": 4} |> (({x, y}) => x + y)", json!(7));
-    yields("[1, 2] |> ((a, b, c) => [a, b, c])(...[3, 4])", json!([[1, 2], 3, 4]));
-    yields("let g = (a, b, c) => a + b + c; 1 |> g(...[2, 3])", json!(6));
+    yields(
+        "[1, 2] |> ((a, b, c) => [a, b, c])(...[3, 4])",
+        json!([[1, 2], 3, 4]),
+    );
+    yields(
+        "let g = (a, b, c) => a + b + c; 1 |> g(...[2, 3])",
+        json!(6),
+    );
 }
 
 #[test]
 fn spread() {
     yields("[...[1, 2], 3, ...[4]]", json!([1, 2, 3, 4]));
     yields("[...[]]", json!([]));
-    yields("{...{\"a\": 1, \"b\": 2}, ...{\"b\": 3, \"c\": 4}}", json!({"a": 1, "b": 3, "c": 4}));
-    yields("{\"x\": 0, ...{\"a\": 1}, \"y\": 2}", json!({"x": 0, "a": 1, "y": 2}));
+    yields(
+        "{...{\"a\": 1, \"b\": 2}, ...{\"b\": 3, \"c\": 4}}",
+        json!({"a": 1, "b": 3, "c": 4}),
+    );
+    yields(
+        "{\"x\": 0, ...{\"a\": 1}, \"y\": 2}",
+        json!({"x": 0, "a": 1, "y": 2}),
+    );
     yields("let f = (a, b, c) => a - b - c; f(...[10, 3, 2])", json!(5));
     fails("[...null]", "Cannot spread null");
     fails("[...\"hello\"]", "Cannot spread string into array");
@@ -140,9 +167,16 @@ fn spread() {
     fails("{...[1, 2]}", "Cannot spread array into object");
     fails("{...42}", "Cannot spread non-object");
     fails("let f = x => x; f(...null)", "Cannot spread null");
-    fails("let f = x => x; f(...\"hello\")", "Cannot spread string into arguments");
+    fails(
+        "let f = x => x; f(...\"hello\")",
+        "Cannot spread string into arguments",
+    );
     fails("let f = x => x; f(...42)", "Cannot spread non-array");
-    yields_in("{...o}", json!({"o": {"__proto__": 1}}), json!({"__proto__": 1}));
+    yields_in(
+        "{...o}",
+        json!({"o": {"__proto__": 1}}),
+        json!({"__proto__": 1}),
+    );
 }
 
 #[test]
@@ -150,26 +184,46 @@ fn destructuring() {
     let user = json!({"user": {"name": "Alice", "age": 30, "address": {"city": "NYC"}}});
     yields_in("let {name, age} = user; name", user.clone(), json!("Alice"));
     yields_in("let {name: n, age: a} = user; a", user.clone(), json!(30));
-    yields_in("let {address: {city}} = user; city", user.clone(), json!("NYC"));
-    yields_in("let {name, ...rest} = user; rest", user.clone(), json!({"age": 30, "address": {"city": "NYC"}}));
+    yields_in(
+        "let {address: {city}} = user; city",
+        user.clone(),
+        json!("NYC"),
+    );
+    yields_in(
+        "let {name, ...rest} = user; rest",
+        user.clone(),
+        json!({"age": 30, "address": {"city": "NYC"}}),
+    );
     yields("let {x = 1 + 2} = {}; x", json!(3));
     yields("let {name} = [1, 2]; name", json!(null));
     yields("let [a, b = 5, c] = [1]; [a, b, c]", json!([1, 5, null]));
     yields("let [head, ...tail] = [1, 2, 3]; tail", json!([2, 3]));
     yields("let [a, ...rest] = []; [a, rest]", json!([null, []]));
     yields("let [[a, b], [c, d]] = [[1, 2], [3, 4]]; c", json!(3));
-    yields("let f = ({name = \"Unknown\"}) => name; f({})", json!("Unknown"));
+    yields(
+        "let f = ({name = \"Unknown\"}) => name; f({})",
+        json!("Unknown"),
+    );
     yields("let f = (x, [a, b]) => x + a + b; f(1, [2, 3])", json!(6));
     yields("let {} = {}; 1", json!(1));
     fails("let {name} = null; name", "cannot destructure null");
-    fails("let [a] = {\"a\": 1}; a", "cannot destructure non-array as array");
-    fails("let [a] = \"hello\"; a", "cannot destructure string as array");
+    fails(
+        "let [a] = {\"a\": 1}; a",
+        "cannot destructure non-array as array",
+    );
+    fails(
+        "let [a] = \"hello\"; a",
+        "cannot destructure string as array",
+    );
     fails("let {a, a} = {}; a", "duplicate");
 }
 
 #[test]
 fn templates_and_regex_constants() {
-    yields("let name = \"world\"; `hello ${name}`", json!("hello world"));
+    yields(
+        "let name = \"world\"; `hello ${name}`",
+        json!("hello world"),
+    );
     yields("`${1 + 2}`", json!("3"));
     yields("`plain`", json!("plain"));
     yields("`a${\"b\"}c${1}`", json!("abc1"));
@@ -182,10 +236,17 @@ fn templates_and_regex_constants() {
 #[test]
 fn callbacks_through_builtins() {
     yields("[1, 2, 3].map(x => x * 2)", json!([2, 4, 6]));
-    yields_in("items.filter(x => x > threshold)", json!({"items": [1, 5, 10], "threshold": 4}), json!([5, 10]));
+    yields_in(
+        "items.filter(x => x > threshold)",
+        json!({"items": [1, 5, 10], "threshold": 4}),
+        json!([5, 10]),
+    );
     yields("[3, 1, 2].sort((a, b) => a - b)", json!([1, 2, 3]));
     yields("[1, 2, 3].reduce((a, b) => a + b, 0)", json!(6));
-    yields("let k = 10; [1, 2].map(x => [1].map(y => x + y + k))", json!([[12], [13]]));
+    yields(
+        "let k = 10; [1, 2].map(x => [1].map(y => x + y + k))",
+        json!([[12], [13]]),
+    );
     let e = fails("[1, 2].map(x => x / 0)", "Division by zero");
     assert_eq!(e.position(), Some(16));
 }

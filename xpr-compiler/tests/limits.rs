@@ -73,7 +73,10 @@ fn fuel_stops_runaway_work_and_is_readable() {
     assert!(vm.fuel_used() <= 10_000);
 
     let (r, vm) = run_with("1 + 2", &opts());
-    assert_eq!(r.map_err(|e| format!("{e} {:?}", vm.fuel_used())).unwrap(), Value::Number(3.0));
+    assert_eq!(
+        r.map_err(|e| format!("{e} {:?}", vm.fuel_used())).unwrap(),
+        Value::Number(3.0)
+    );
     assert_eq!(vm.fuel_used(), 2, "Int 3 (folded), Return");
 
     // Exactly enough fuel succeeds; one less fails.
@@ -88,7 +91,12 @@ fn fuel_stops_runaway_work_and_is_readable() {
 fn callbacks_are_charged_per_element() {
     let (_, small) = run_with("range(10).map(x => x)", &opts());
     let (_, large) = run_with("range(1000).map(x => x)", &opts());
-    assert!(large.fuel_used() > 100 * small.fuel_used() / 10, "{} vs {}", large.fuel_used(), small.fuel_used());
+    assert!(
+        large.fuel_used() > 100 * small.fuel_used() / 10,
+        "{} vs {}",
+        large.fuel_used(),
+        small.fuel_used()
+    );
     assert!(large.fuel_used() >= 3000);
 }
 
@@ -188,7 +196,10 @@ fn random_and_now_follow_the_options() {
 fn context_is_never_modified() {
     let ctx = serde_json::json!({"items": [3, 1, 2], "o": {"a": 1}});
     let before = ctx.clone();
-    yields_in("[items.sort(), items.reverse(), {...o, \"a\": 2}, let [a, ...r] = items; r]", ctx.clone(),
-        serde_json::json!([[1, 2, 3], [2, 1, 3], {"a": 2}, [1, 2]]));
+    yields_in(
+        "[items.sort(), items.reverse(), {...o, \"a\": 2}, let [a, ...r] = items; r]",
+        ctx.clone(),
+        serde_json::json!([[1, 2, 3], [2, 1, 3], {"a": 2}, [1, 2]]),
+    );
     assert_eq!(ctx, before);
 }

@@ -25,10 +25,16 @@ fn one_program_runs_from_four_threads_on_different_contexts() {
                 let mut vm = Vm::new();
                 let mut results = Vec::new();
                 for round in 0..200 {
-                    let items: Vec<_> = (0..20).map(|i| serde_json::json!({"price": i + round})).collect();
+                    let items: Vec<_> = (0..20)
+                        .map(|i| serde_json::json!({"price": i + round}))
+                        .collect();
                     let ctx = serde_json::json!({"items": items, "min": 10, "factor": t + 1});
                     let got = vm.run(&program, &ctx, &common::opts()).unwrap();
-                    let expected: i64 = (0..20).map(|i| i + round).filter(|p| *p > 10).map(|p| p * (t + 1)).sum();
+                    let expected: i64 = (0..20)
+                        .map(|i| i + round)
+                        .filter(|p| *p > 10)
+                        .map(|p| p * (t + 1))
+                        .sum();
                     results.push((got, expected));
                 }
                 results

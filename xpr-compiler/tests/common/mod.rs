@@ -6,7 +6,8 @@ use xpr_vm::{Error, Limits, RunOptions, Value, Vm};
 /// Parses and compiles `src`; a parse error becomes an [`Error`] of kind parse.
 pub fn compile(src: &str) -> Result<xpr_vm::Program, Error> {
     let ast = xpr_syntax::parse(src).map_err(|e| {
-        Error::new(xpr_vm::ErrorKind::Parse, e.message).at(xpr_vm::Span::new(e.span.start, e.span.end))
+        Error::new(xpr_vm::ErrorKind::Parse, e.message)
+            .at(xpr_vm::Span::new(e.span.start, e.span.end))
     })?;
     xpr_compiler::compile(&ast, &xpr_compiler::CompileEnv::default())
 }
@@ -66,7 +67,10 @@ pub fn fails_in(src: &str, ctx: serde_json::Value, needle: &str) -> Error {
     match eval_in(src, ctx) {
         Ok(v) => panic!("{src}: expected an error containing {needle:?}, got {v:?}"),
         Err(e) => {
-            assert!(e.to_string().contains(needle), "{src}: {e} does not contain {needle:?}");
+            assert!(
+                e.to_string().contains(needle),
+                "{src}: {e} does not contain {needle:?}"
+            );
             e
         }
     }
