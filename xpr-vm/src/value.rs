@@ -69,6 +69,7 @@ pub struct Regex {
     pattern: String,
     flags: String,
     compiled: regex::Regex,
+    scan_cost: u32,
 }
 
 impl Value {
@@ -295,7 +296,21 @@ impl Regex {
             pattern: pattern.into(),
             flags: flags.into(),
             compiled,
+            scan_cost: 1,
         }
+    }
+
+    /// Sets the fuel charged per 16 haystack bytes scanned (at least 1),
+    /// an estimate of the compiled pattern's size made by `stdlib::regex`.
+    pub fn with_scan_cost(mut self, cost: u32) -> Self {
+        self.scan_cost = cost.max(1);
+        self
+    }
+
+    /// Fuel per 16 haystack bytes scanned: 1 for a small pattern, more for
+    /// a pattern whose automaton is large (see `stdlib::regex::compile`).
+    pub fn scan_cost(&self) -> u32 {
+        self.scan_cost
     }
 
     /// The pattern as written between the slashes.

@@ -25,7 +25,9 @@
 //! nesting 64, so no pattern can make compiling or matching blow up.
 //!
 //! # Fuel and memory
-//! A scan of a haystack costs `1 + bytes / 16` fuel ([`scan_fuel`]); every
+//! A scan of a haystack costs `1 + bytes / 16 * scan_cost` fuel
+//! ([`scan_fuel`]), where the regex's scan cost is 1 for patterns of up to
+//! 63 estimated automaton states and grows by one per 64 more; every
 //! match found by `matchAll`, `replacePattern`/`replace` and `split` costs one
 //! more, plus `bytes / 16` of the text it produces. Memory is charged (through
 //! [`Runtime::alloc`]) before each result string or array is built: a
@@ -48,8 +50,12 @@ pub const NEST_LIMIT: u32 = 64;
 /// RE2's limit on a counted repetition `{n,m}` and on the product of nested
 /// counted repetitions.
 pub const MAX_REPEAT: u32 = 1000;
-/// Haystack bytes scanned per unit of fuel.
+/// Haystack bytes scanned per unit of fuel (times the regex's scan cost).
 pub const SCAN_BYTES_PER_FUEL: u64 = 16;
+/// Estimated automaton states per unit of a regex's scan cost: a pattern
+/// of up to 63 estimated states scans 16 bytes per fuel, `a[ab]{500}b`
+/// (about 2,000) 16 bytes per 32 fuel.
+pub const STATES_PER_COST: u64 = 64;
 
 /// Global functions of this module: `matches`, `match`, `matchAll`,
 /// `replacePattern`.
@@ -110,7 +116,7 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
         ));
     }
     let translated = translate(pattern).map_err(invalid)?;
-    let compiled = ::regex::RegexBuilder::new(&translated)
+    let compiled = ::regex::RegexBuilder::new(&translated.pattern)
         .case_insensitive(flags.contains('i'))
         .multi_line(flags.contains('m'))
         .dot_matches_new_line(flags.contains('s'))
@@ -119,7 +125,11 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
         .nest_limit(NEST_LIMIT)
         .build()
         .map_err(|e| invalid(crate_error_detail(&e)))?;
-    Ok(Regex::new(pattern, flags, compiled))
+    let cost = 1 + translated.size / STATES_PER_COST;
+    Ok(
+        Regex::new(pattern, flags, compiled)
+            .with_scan_cost(u32::try_from(cost).unwrap_or(u32::MAX)),
+    )
 }
 
 /// The one-line reason of a `regex` crate error (its syntax errors are
@@ -343,19 +353,59 @@ fn parse_repeat(cs: &[char], i: usize) -> Option<(u64, Option<u64>, usize)> {
     }
 }
 
+/// Estimated automaton states of one atom, for [`Translated::size`].
+const LITERAL_SIZE: u64 = 1;
+/// A class, or a negated ASCII class (which matches multi-byte characters).
+const CLASS_SIZE: u64 = 4;
+/// A negated class or `.`: any character, several UTF-8 states.
+const ANY_SIZE: u64 = 8;
+/// A Unicode property class such as `\pL`.
+const UNICODE_CLASS_SIZE: u64 = 256;
+
+/// A pattern translated for the `regex` crate, with a size estimate.
+struct Translated {
+    /// The pattern in the crate's syntax.
+    pattern: String,
+    /// Estimated automaton states: atoms weighted by kind, counted
+    /// repetitions expanded (`a{500}` is 500).
+    size: u64,
+}
+
+/// One open group (or the whole pattern) during translation.
+#[derive(Clone, Copy)]
+struct Frame {
+    /// The largest product of counted repetitions inside it.
+    product: u64,
+    /// Estimated states inside it.
+    size: u64,
+}
+
+/// The last complete atom (a repetition operator may follow).
+#[derive(Clone, Copy)]
+struct Atom {
+    product: u64,
+    size: u64,
+}
+
+const fn atom(size: u64) -> Option<Atom> {
+    Some(Atom { product: 1, size })
+}
+
 /// Translates an RE2 pattern into the `regex` crate's syntax (see the module
 /// documentation), or explains why RE2 rejects it.
-fn translate(pattern: &str) -> Result<String, String> {
+fn translate(pattern: &str) -> Result<Translated, String> {
     let cs: Vec<char> = pattern.chars().collect();
     let mut out = String::with_capacity(pattern.len() + 16);
-    // Per open group: the largest product of counted repetitions inside it.
-    let mut frames: Vec<u64> = vec![1];
-    // The repetition product of the last atom, if the last item is an atom.
-    let mut last_atom: Option<u64> = None;
+    let mut frames = vec![Frame {
+        product: 1,
+        size: 0,
+    }];
+    let mut last_atom: Option<Atom> = None;
     let mut last_repeat = false;
     let mut i = 0;
     while let Some(&c) = cs.get(i) {
         let next = cs.get(i + 1).copied();
+        let mut new_atom = None;
         match c {
             '\\' if next == Some('Q') => {
                 i += 2;
@@ -366,35 +416,65 @@ fn translate(pattern: &str) -> Result<String, String> {
                     }
                     push_literal(&mut out, q);
                     i += 1;
-                    last_atom = Some(1);
+                    if let Some(f) = frames.last_mut() {
+                        f.size = f.size.saturating_add(LITERAL_SIZE);
+                    }
+                    last_atom = atom(LITERAL_SIZE);
                 }
                 last_repeat = false;
             }
             '\\' => {
                 i += translate_escape(&cs, i, &mut out, false)?;
-                last_atom = Some(1);
-                last_repeat = false;
+                new_atom = atom(match next {
+                    Some('p' | 'P') => UNICODE_CLASS_SIZE,
+                    Some('D' | 'W' | 'S') => ANY_SIZE,
+                    _ => LITERAL_SIZE,
+                });
             }
             '[' => {
-                i += translate_class(&cs, i, &mut out)?;
-                last_atom = Some(1);
-                last_repeat = false;
+                let n = translate_class(&cs, i, &mut out)?;
+                let body = cs.get(i..i + n).unwrap_or(&[]);
+                let unicode = body
+                    .windows(2)
+                    .filter(|w| w[0] == '\\' && matches!(w[1], 'p' | 'P'))
+                    .count();
+                let base = if next == Some('^') {
+                    ANY_SIZE
+                } else {
+                    CLASS_SIZE
+                };
+                new_atom =
+                    atom(base.saturating_add(UNICODE_CLASS_SIZE.saturating_mul(unicode as u64)));
+                i += n;
             }
             '(' => {
-                i += translate_group_open(&cs, i, &mut out, &mut frames)?;
+                let (n, opens) = translate_group_open(&cs, i, &mut out)?;
+                if opens {
+                    frames.push(Frame {
+                        product: 1,
+                        size: 0,
+                    });
+                }
+                i += n;
                 last_atom = None;
                 last_repeat = false;
             }
             ')' => {
-                if frames.len() > 1 {
-                    let inner = frames.pop().unwrap_or(1);
-                    if let Some(top) = frames.last_mut() {
-                        *top = (*top).max(inner);
-                    }
-                    last_atom = Some(inner);
-                } else {
+                if frames.len() < 2 {
                     return Err("unopened group: unmatched ')'".to_string());
                 }
+                let inner = frames.pop().unwrap_or(Frame {
+                    product: 1,
+                    size: 0,
+                });
+                if let Some(top) = frames.last_mut() {
+                    top.product = top.product.max(inner.product);
+                    top.size = top.size.saturating_add(inner.size);
+                }
+                last_atom = Some(Atom {
+                    product: inner.product,
+                    size: inner.size,
+                });
                 out.push(')');
                 i += 1;
                 last_repeat = false;
@@ -431,14 +511,22 @@ fn translate(pattern: &str) -> Result<String, String> {
                             "bad repetition operator: counts must satisfy min <= max <= {MAX_REPEAT}"
                         ));
                     }
-                    let product = last_atom.unwrap_or(1).saturating_mul(top.max(1));
+                    let last = last_atom.unwrap_or(Atom {
+                        product: 1,
+                        size: 0,
+                    });
+                    let product = last.product.saturating_mul(top.max(1));
                     if product > u64::from(MAX_REPEAT) {
                         return Err(format!(
                             "bad repetition operator: nested repetition counts exceed {MAX_REPEAT}"
                         ));
                     }
                     if let Some(f) = frames.last_mut() {
-                        *f = (*f).max(product);
+                        f.product = f.product.max(product);
+                        // The atom is already counted once; add the other copies.
+                        f.size = f
+                            .size
+                            .saturating_add(last.size.saturating_mul(top.max(1) - 1));
                     }
                     cs.iter().skip(i).take(n).for_each(|&ch| out.push(ch));
                     i += n;
@@ -451,40 +539,46 @@ fn translate(pattern: &str) -> Result<String, String> {
                 None => {
                     out.push_str(r"\{");
                     i += 1;
-                    last_atom = Some(1);
-                    last_repeat = false;
+                    new_atom = atom(LITERAL_SIZE);
                 }
             },
             '}' => {
                 out.push_str(r"\}");
                 i += 1;
-                last_atom = Some(1);
-                last_repeat = false;
+                new_atom = atom(LITERAL_SIZE);
+            }
+            '.' => {
+                out.push('.');
+                i += 1;
+                new_atom = atom(ANY_SIZE);
             }
             _ => {
                 out.push(c);
                 i += 1;
-                last_atom = Some(1);
-                last_repeat = false;
+                new_atom = atom(LITERAL_SIZE);
             }
         }
+        if let Some(a) = new_atom {
+            if let Some(f) = frames.last_mut() {
+                f.size = f.size.saturating_add(a.size);
+            }
+            last_atom = Some(a);
+            last_repeat = false;
+        }
     }
-    Ok(out)
+    let size = frames
+        .iter()
+        .fold(0u64, |acc, f| acc.saturating_add(f.size));
+    Ok(Translated { pattern: out, size })
 }
 
-/// Translates a group opener at `cs[i] == '('`, pushing a frame for a
-/// capturing or non-capturing group (not for a flags-only `(?i)`).
-/// Returns the characters consumed.
-fn translate_group_open(
-    cs: &[char],
-    i: usize,
-    out: &mut String,
-    frames: &mut Vec<u64>,
-) -> Result<usize, String> {
+/// Translates a group opener at `cs[i] == '('`.
+/// Returns the characters consumed and whether a group opens (not for a
+/// flags-only `(?i)`).
+fn translate_group_open(cs: &[char], i: usize, out: &mut String) -> Result<(usize, bool), String> {
     if cs.get(i + 1) != Some(&'?') {
         out.push('(');
-        frames.push(1);
-        return Ok(1);
+        return Ok((1, true));
     }
     let copy_name = |start: usize, out: &mut String| -> Result<usize, String> {
         // Copies from `start` through the closing '>'.
@@ -502,14 +596,8 @@ fn translate_group_open(
         Some('<') if matches!(cs.get(i + 3), Some('=') | Some('!')) => {
             Err("lookbehind is not supported".to_string())
         }
-        Some('<') => {
-            frames.push(1);
-            copy_name(i, out)
-        }
-        Some('P') if cs.get(i + 3) == Some(&'<') => {
-            frames.push(1);
-            copy_name(i, out)
-        }
+        Some('<') => Ok((copy_name(i, out)?, true)),
+        Some('P') if cs.get(i + 3) == Some(&'<') => Ok((copy_name(i, out)?, true)),
         Some('P') => Err("invalid or unsupported Perl syntax (?P".to_string()),
         _ => {
             // Flags: `(?flags)` or `(?flags:`.
@@ -522,15 +610,14 @@ fn translate_group_open(
                             .skip(i)
                             .take(j + 1 - i)
                             .for_each(|&ch| out.push(ch));
-                        return Ok(j + 1 - i);
+                        return Ok((j + 1 - i, false));
                     }
                     Some(':') => {
                         cs.iter()
                             .skip(i)
                             .take(j + 1 - i)
                             .for_each(|&ch| out.push(ch));
-                        frames.push(1);
-                        return Ok(j + 1 - i);
+                        return Ok((j + 1 - i, true));
                     }
                     Some(&other) => {
                         return Err(format!("invalid or unsupported Perl flag '{other}'"));
@@ -544,17 +631,20 @@ fn translate_group_open(
 
 // ------------------------------------------------------- matching helpers
 
-/// Fuel for scanning `s` once: `1 + bytes / 16`.
-pub fn scan_fuel(s: &str) -> u64 {
-    1 + s.len() as u64 / SCAN_BYTES_PER_FUEL
+/// Fuel for scanning `s` once with `re`: `1 + bytes / 16 * scan_cost`,
+/// where the scan cost (1 for most patterns) grows with the estimated size
+/// of the pattern's automaton (see [`STATES_PER_COST`]), since a search may
+/// have to step through every state for each byte.
+pub fn scan_fuel(re: &Regex, s: &str) -> u64 {
+    1 + (s.len() as u64 / SCAN_BYTES_PER_FUEL).saturating_mul(u64::from(re.scan_cost()))
 }
 
-/// Charges [`scan_fuel`] for `s`.
+/// Charges [`scan_fuel`] for scanning `s` with `re`.
 ///
 /// # Errors
 /// The fuel error when the budget is spent.
-pub fn charge_scan(rt: &mut dyn Runtime, s: &str) -> Result<(), Error> {
-    rt.fuel(scan_fuel(s))
+pub fn charge_scan(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<(), Error> {
+    rt.fuel(scan_fuel(re, s))
 }
 
 /// The first (leftmost) match of `re` in `s`, if any. Charges nothing: the
@@ -568,7 +658,7 @@ pub fn first_match<'a>(re: &Regex, s: &'a str) -> Option<&'a str> {
 /// # Errors
 /// The fuel error.
 pub fn is_match(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<bool, Error> {
-    charge_scan(rt, s)?;
+    charge_scan(rt, re, s)?;
     Ok(re.compiled().is_match(s))
 }
 
@@ -578,7 +668,7 @@ pub fn is_match(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<bool, Error
 /// # Errors
 /// Fuel or memory errors.
 pub fn find_value(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Value, Error> {
-    charge_scan(rt, s)?;
+    charge_scan(rt, re, s)?;
     match first_match(re, s) {
         Some(m) => {
             rt.alloc(m.len() as u64)?;
@@ -642,7 +732,7 @@ pub fn all_matches<'a>(re: &Regex, s: &'a str) -> Vec<&'a str> {
 /// # Errors
 /// Fuel or memory errors.
 pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Value, Error> {
-    charge_scan(rt, s)?;
+    charge_scan(rt, re, s)?;
     rt.alloc(HEADER_BYTES)?;
     let mut items = Vec::new();
     for m in js_matches(re, s) {
@@ -739,7 +829,7 @@ pub fn replace_all(
     s: &str,
     replacement: &str,
 ) -> Result<String, Error> {
-    charge_scan(rt, s)?;
+    charge_scan(rt, re, s)?;
     let compiled = re.compiled();
     let groups = compiled.captures_len().saturating_sub(1);
     let template = parse_template(replacement, groups);
@@ -794,7 +884,7 @@ pub fn replace_all(
 /// # Errors
 /// Fuel or memory errors.
 pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Error> {
-    charge_scan(rt, s)?;
+    charge_scan(rt, re, s)?;
     rt.alloc(HEADER_BYTES)?;
     let compiled = re.compiled();
     if s.is_empty() {
@@ -1391,6 +1481,26 @@ mod tests {
             Err(e) => assert_eq!(e.kind(), ErrorKind::Fuel),
             Ok(_) => panic!("fuel not charged"),
         }
+    }
+
+    #[test]
+    fn scan_cost_grows_with_pattern_size() {
+        assert_eq!(re(r"\d+").scan_cost(), 1);
+        assert_eq!(
+            re(r"^[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}$").scan_cost(),
+            1
+        );
+        // About 2,000 estimated states: 500 copies of a class.
+        let big = re("a[ab]{500}b");
+        assert!((30..=34).contains(&big.scan_cost()), "{}", big.scan_cost());
+        let hay = "ab".repeat(8_000);
+        let mut rt = TestRuntime::default();
+        assert!(is_match(&mut rt, &big, &hay).is_ok());
+        assert_eq!(rt.fuel_used, 1 + 1000 * u64::from(big.scan_cost()));
+        // Nested counted repetitions multiply; Unicode classes weigh more.
+        assert!(re("(?:ab{10}){10}").scan_cost() > re("(?:ab{10})").scan_cost());
+        assert!(re(r"\pL{10}").scan_cost() > re("a{10}").scan_cost());
+        assert!(re("[^a]{100}").scan_cost() > re("[a]{100}").scan_cost());
     }
 
     #[test]
