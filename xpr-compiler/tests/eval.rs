@@ -73,6 +73,7 @@ fn access_and_indexing() {
     fails_in("obj?.constructor", json!({"obj": {}}), "restricted");
     fails_in("{}[key]", ctx.clone(), "restricted");
     fails_in("{}[\"proto\" + \"type\"]", ctx, "restricted");
+    fails("[1][\"__proto__\"]", "restricted");
     fails("{\"__proto__\": 1}", "restricted");
     fails("let {constructor} = {}; 1", "restricted");
     yields_in(

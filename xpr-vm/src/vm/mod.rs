@@ -767,6 +767,11 @@ impl Exec<'_> {
     }
 
     fn index(&mut self, obj: &Value, idx: &Value) -> Result<Value, Error> {
+        if let Value::String(k) = idx
+            && is_restricted(k)
+        {
+            return Err(restricted(k));
+        }
         match (obj, idx) {
             (Value::Array(a), Value::Number(n)) => {
                 let len = a.len() as f64;
@@ -1162,8 +1167,6 @@ impl Runtime for Exec<'_> {
                     self.vm.marks.len(),
                     self.vm.budget.depth,
                 );
-                self.vm
-                    .alloc(SLOT_BYTES.saturating_mul(args.len() as u64))?;
                 self.vm.stack.push(f.clone());
                 self.vm.stack.extend(args.iter().cloned());
                 let r = self
