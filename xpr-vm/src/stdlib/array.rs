@@ -327,6 +327,7 @@ fn flat_map(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
 fn sort(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("sort", this_)?;
     let items = arr.items();
+    rt.fuel(units(items.len()))?;
     let cmp = match args.first() {
         Some(_) => Some(callback("sort", args, 0)?),
         None => {
@@ -334,7 +335,6 @@ fn sort(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Er
             None
         }
     };
-    rt.fuel(units(items.len()))?;
     rt.alloc(arr.logical_size())?;
     let refs: Vec<&Value> = items.iter().collect();
     let sorted = match cmp {
@@ -801,10 +801,10 @@ fn last(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, E
 
 // ─── range ──────────────────────────────────────────────────────────────────
 
-/// Most elements `range` will ever build, whatever the budgets (with no
-/// memory limit, a bigger request fails with the memory error instead of
-/// asking the allocator for it).
-const RANGE_MAX: u64 = u32::MAX as u64;
+/// Most elements `range` will ever build, whatever the budgets: 2^28
+/// (4 GiB of logical size). Even with no memory limit, a bigger request
+/// fails with the memory error instead of asking the allocator for it.
+pub const RANGE_MAX: u64 = 1 << 28;
 
 /// `range(end)`, `range(start, end)`, `range(start, end, step)`: the numbers
 /// `start + i * step` strictly before `end` (above it for a negative step).
@@ -847,19 +847,11 @@ fn range(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     // `(end - start) / step` may overflow to infinity: the length then
     // saturates and the memory check below refuses it.
     let want = ((end - start) / step).ceil();
-    let mut len = if want > 0.0 {
+    let len = if want > 0.0 {
         want.min(u64::MAX as f64) as u64
     } else {
         0
     };
-    // Guard against rounding: the last element must lie strictly before `end`.
-    while len > 0 && len <= RANGE_MAX {
-        let last = start + (len - 1) as f64 * step;
-        if (step > 0.0 && last < end) || (step < 0.0 && last > end) {
-            break;
-        }
-        len -= 1;
-    }
     let bytes = HEADER_BYTES.saturating_add(len.saturating_mul(SLOT_BYTES));
     rt.alloc(bytes)?;
     if len > RANGE_MAX {
@@ -878,7 +870,14 @@ fn range(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
             format!("Memory limit exceeded: range() of {len} elements"),
         )
     })?;
-    out.extend((0..n).map(|i| Value::Number(start + i as f64 * step)));
+    // Every element lies strictly before `end`; with huge magnitudes,
+    // rounding can put the last computed ones on `end` itself: stop there.
+    out.extend(
+        (0..n)
+            .map(|i| start + i as f64 * step)
+            .take_while(|&x| if step > 0.0 { x < end } else { x > end })
+            .map(Value::Number),
+    );
     finish(rt, out)
 }
 
@@ -1880,15 +1879,42 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Memory);
-        // And under a fuel budget with no memory limit, fuel stops it first.
+        // Past the hard cap, even with no limits at all.
+        let e = call_function(
+            &mut rt,
+            function_id("range").unwrap(),
+            &[Value::Number((RANGE_MAX + 1) as f64)],
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Memory);
+        // Under a fuel budget with no memory limit, fuel stops it before
+        // anything is allocated.
         let mut rt = Rt::limited(Some(1000), None);
         let e = call_function(
             &mut rt,
             function_id("range").unwrap(),
-            &[Value::Number(1e9)],
+            &[Value::Number(1e8)],
         )
         .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Fuel);
+    }
+
+    #[test]
+    fn range_with_huge_magnitudes_stays_before_end() {
+        let start = 2f64.powi(60); // spacing of doubles here: 256
+        let end = start + 1024.0;
+        let out = range_of(&[start, end]).unwrap();
+        let items = out.as_array().unwrap().items();
+        assert!(!items.is_empty() && items.len() <= 1024);
+        assert!(items.iter().all(|v| num(v) >= start && num(v) < end));
+        let out = range_of(&[end, start, -1.0]).unwrap();
+        assert!(
+            out.as_array()
+                .unwrap()
+                .items()
+                .iter()
+                .all(|v| num(v) > start && num(v) <= end)
+        );
     }
 
     #[test]
