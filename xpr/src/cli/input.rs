@@ -311,6 +311,8 @@ struct Scanner {
     /// Whitespace was dropped since the last byte kept.
     gap: bool,
     last: u8,
+    /// The last byte read was a newline.
+    ended_line: bool,
 }
 
 fn scalar_byte(b: u8) -> bool {
@@ -413,6 +415,7 @@ fn read_array(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) 
         too_long: false,
         gap: false,
         last: 0,
+        ended_line: false,
     };
     loop {
         let available = match reader.fill_buf() {
@@ -481,7 +484,8 @@ fn read_array(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) 
                     s.element_byte(data, b, max_record, false);
                 }
             }
-            if b == b'\n' {
+            s.ended_line = b == b'\n';
+            if s.ended_line {
                 s.line += 1;
             }
         }
@@ -494,8 +498,15 @@ fn read_array(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) 
             sink.push(record);
         }
         State::BeforeElement { .. } | State::Element => {
-            sink.chunk.data.truncate(s.start);
-            let line = s.line;
+            if s.state == State::Element && s.depth == 0 && !s.in_string {
+                // A complete last element before the missing `]` is still a record.
+                let record = s.record(&sink.chunk.data);
+                sink.push(record);
+            } else {
+                sink.chunk.data.truncate(s.start);
+            }
+            // The last line of the input, not the empty one after its final newline.
+            let line = if s.ended_line { s.line - 1 } else { s.line };
             sink.broken(
                 line,
                 "invalid JSON array: unexpected end of input (missing ']')".into(),

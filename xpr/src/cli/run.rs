@@ -222,6 +222,7 @@ struct Writer<'a> {
     errors: u64,
     big_ints: u64,
     shown: usize,
+    noted: bool,
     progress: Option<indicatif::ProgressBar>,
 }
 
@@ -239,10 +240,12 @@ impl Writer<'_> {
             if self.shown < SHOWN_ERRORS {
                 let text = self.describe("warning", located);
                 self.eprint(&text);
-            } else if self.shown == SHOWN_ERRORS {
-                self.eprint("warning: further record errors are counted, not shown\n");
+                self.shown += 1;
             }
-            self.shown += 1;
+        }
+        if !self.noted && self.errors > self.shown as u64 {
+            self.noted = true;
+            self.eprint("warning: further record errors are counted, not shown\n");
         }
         if let Some(fatal) = &o.fatal {
             self.out.flush().map_err(Exit::from_stdout)?;
@@ -350,6 +353,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         errors: 0,
         big_ints: 0,
         shown: 0,
+        noted: false,
         progress: progress_bar(args.quiet),
     };
     let result = if jobs <= 1 {

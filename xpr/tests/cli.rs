@@ -1,0 +1,905 @@
+//! Integration tests of the `xpr` binary: every subcommand, every exit
+//! status, the `run` modes, bad input, a closed stdout, and the real data in
+//! `../shared/data` (skipped with a message when absent, unless
+//! `XPR_REQUIRE_SHARED=1`).
+
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value as Json, json};
+
+fn xpr() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_xpr"))
+}
+
+/// Runs `xpr ARGS` with `stdin` fed from a thread (so large inputs cannot deadlock).
+fn run_with(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = xpr()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn xpr");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The child may stop reading early (that is what some tests check).
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("wait for xpr");
+    feeder.join().expect("feeder thread");
+    output
+}
+
+fn run(args: &[&str]) -> Output {
+    run_with(args, b"")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn lines(o: &Output) -> Vec<String> {
+    stdout(o).lines().map(str::to_string).collect()
+}
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
+}
+
+fn orders() -> String {
+    samples().join("orders.ndjson").display().to_string()
+}
+
+/// A file under the system temp directory, unique to this test process.
+fn temp_file(name: &str, contents: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("xpr-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path.display().to_string()
+}
+
+fn shared(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var("XPR_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
+        panic!("{} is missing and XPR_REQUIRE_SHARED=1", path.display());
+    }
+    eprintln!("skipping: {} not found", path.display());
+    None
+}
+
+/// Numbers compared as f64, so that `2` and `2.0` are equal, as in XPR.
+fn same(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => x.as_f64() == y.as_f64(),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+// ---------------------------------------------------------------- eval
+
+#[test]
+fn eval_prints_json_and_reads_context() {
+    let o = run(&["eval", "[1, 2, 3].map(x => x * 2)"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "[2,4,6]\n");
+
+    let o = run(&[
+        "eval",
+        "user.name.upper() + \"!\"",
+        "--context",
+        r#"{"user": {"name": "ada"}}"#,
+    ]);
+    assert_eq!(stdout(&o), "\"ADA!\"\n");
+
+    let file = temp_file("ctx.json", br#"{"a": 0.1, "b": 0.2, "s": "tab\there"}"#);
+    let o = run(&["eval", "{sum: a + b, s: s}", "--context-file", &file]);
+    assert_eq!(
+        stdout(&o),
+        "{\"sum\":0.30000000000000004,\"s\":\"tab\\there\"}\n"
+    );
+
+    let o = run_with(&["eval", "x * 2", "--context-file", "-"], br#"{"x": 21}"#);
+    assert_eq!(stdout(&o), "42\n");
+
+    let o = run(&["eval", "{a: [1, {}]}", "--pretty"]);
+    assert_eq!(stdout(&o), "{\n  \"a\": [\n    1,\n    {}\n  ]\n}\n");
+}
+
+#[test]
+fn eval_values_without_json_form_are_tagged() {
+    let o = run(&["eval", "/a+b/i"]);
+    assert_eq!(stdout(&o), "{\"$xpr\":\"regex\",\"repr\":\"/a+b/i\"}\n");
+    let o = run(&["eval", "x => x"]);
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["$xpr"], "function");
+}
+
+#[test]
+fn eval_expression_errors_exit_1_with_a_caret() {
+    let o = run(&["eval", "1 + * 2"]);
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    let mut l = err.lines();
+    let first = l.next().unwrap_or_default();
+    assert!(
+        first.starts_with("error: ") && first.ends_with(" at position 4"),
+        "{err}"
+    );
+    assert_eq!(l.next(), Some("  1 + * 2"));
+    assert_eq!(l.next().map(str::trim_end), Some("      ^"));
+
+    let o = run(&["eval", "a / b", "--context", r#"{"a": 1, "b": 0}"#]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("at position"), "{}", stderr(&o));
+}
+
+#[test]
+fn eval_usage_and_input_errors_exit_2() {
+    for args in [
+        vec!["eval"],
+        vec!["eval", "1", "--no-such-flag"],
+        vec!["frobnicate"],
+        vec!["eval", "1", "--context", "{\"a\": "],
+        vec!["eval", "1", "--context", "[1, 2]"],
+        vec!["eval", "1", "--context-file", "/no/such/file.json"],
+        vec!["eval", "1", "--fuel", "lots"],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?}");
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    }
+    let o = run(&["eval", "1", "--context", "{\"a\": "]);
+    assert!(stderr(&o).contains("invalid JSON"), "{}", stderr(&o));
+    let o = run(&["eval", "1", "--context-file", "/no/such/file.json"]);
+    assert!(stderr(&o).contains("/no/such/file.json"), "{}", stderr(&o));
+    let file = temp_file("bad-utf8.json", b"{\"a\": \"\xff\"}");
+    let o = run(&["eval", "a", "--context-file", &file]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("invalid UTF-8"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    let o = run(&["--help"]);
+    assert_eq!(code(&o), 0);
+    for sub in ["eval", "run", "batch", "check", "disasm"] {
+        assert!(stdout(&o).contains(sub), "help lists {sub}");
+    }
+    let o = run(&["run", "--help"]);
+    assert!(stdout(&o).contains("--on-error"));
+    assert!(stdout(&o).contains("--fuel"));
+    assert_eq!(code(&run(&["--version"])), 0);
+}
+
+#[test]
+fn limits_flags_apply_on_every_subcommand() {
+    // Fuel.
+    let o = run(&[
+        "eval",
+        "range(0, 5000).map(x => x * 2).length",
+        "--fuel",
+        "100",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).to_lowercase().contains("fuel"), "{}", stderr(&o));
+    let o = run(&[
+        "eval",
+        "range(0, 5000).map(x => x * 2).length",
+        "--fuel",
+        "none",
+    ]);
+    assert_eq!(stdout(&o), "5000\n");
+    // Memory.
+    let o = run(&["eval", "\"x\".repeat(100000)", "--max-memory", "1000"]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).to_lowercase().contains("memory"),
+        "{}",
+        stderr(&o)
+    );
+    // Length and depth of the source.
+    let o = run(&["check", "1 + 2 + 3 + 4", "--max-length", "5"]);
+    assert_eq!(code(&o), 1);
+    let o = run(&["disasm", "((((((1))))))+[[[[[[1]]]]]]", "--max-depth", "3"]);
+    assert_eq!(code(&o), 1);
+    // Timeout: an expression that would take far longer than 1 ms unbounded.
+    let o = run(&[
+        "eval",
+        "range(0, 3000).map(i => range(0, 3000).filter(j => j == i).length).length",
+        "--timeout-ms",
+        "1",
+        "--fuel",
+        "none",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).to_lowercase().contains("time"), "{}", stderr(&o));
+    // The same flags on run and batch.
+    let o = run_with(&["run", "range(0, 1000).length", "--fuel", "10"], b"{}\n");
+    assert_eq!(code(&o), 1);
+    let o = run_with(
+        &["batch", "--fuel", "10"],
+        b"{\"expression\": \"range(0, 1000).length\"}\n",
+    );
+    let v: Json = serde_json::from_str(stdout(&o).trim()).expect("JSON");
+    assert_eq!(v["kind"], "fuel", "{v}");
+}
+
+#[test]
+fn seed_makes_random_reproducible() {
+    let a = run(&["eval", "random()", "--seed", "42"]);
+    let b = run(&["eval", "random()", "--seed", "42"]);
+    assert_eq!(code(&a), 0, "{}", stderr(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+}
+
+// ---------------------------------------------------------------- run
+
+#[test]
+fn run_maps_each_record_in_order() {
+    let o = run(&[
+        "run",
+        "{id: id, n: items.length, city: shipping?.address?.city}",
+        &orders(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = lines(&o);
+    let input = std::fs::read_to_string(orders()).expect("orders");
+    assert_eq!(out.len(), input.lines().count());
+    for (got, line) in out.iter().zip(input.lines()) {
+        let record: Json = serde_json::from_str(line).expect("record");
+        let got: Json = serde_json::from_str(got).expect("output");
+        assert_eq!(
+            got["n"].as_u64(),
+            record["items"].as_array().map(|a| a.len() as u64)
+        );
+        assert_eq!(got["city"], record["shipping"]["address"]["city"]);
+    }
+    let summary = stderr(&o);
+    assert!(
+        summary.contains("50 records in, 50 out, 0 errors"),
+        "{summary}"
+    );
+    // Two ids in the sample are beyond 2^53, and `id` is read.
+    assert!(summary.contains("2 integers beyond 2^53"), "{summary}");
+}
+
+#[test]
+fn run_filter_writes_original_bytes() {
+    let input = "{\"id\": 9007199254740993, \"price\": 1.50, \"name\": \"a\\u00e9\"}\n\
+                 {\"id\": 2,\"price\":99}\r\n\
+                 \n\
+                 {  \"price\" : 70 , \"extra\": [1e2, {\"x\": null}] }\n";
+    let o = run_with(
+        &["run", "price > 50 || id > 10", "--filter", "-"],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let want = "{\"id\": 9007199254740993, \"price\": 1.50, \"name\": \"a\\u00e9\"}\n\
+                {\"id\": 2,\"price\":99}\n\
+                {  \"price\" : 70 , \"extra\": [1e2, {\"x\": null}] }\n";
+    assert_eq!(stdout(&o), want);
+    let err = stderr(&o);
+    assert!(err.contains("3 records in, 3 out, 0 errors"), "{err}");
+    assert!(err.contains("1 integer beyond 2^53"), "{err}");
+    // Records the expression does not keep are not written.
+    let o = run_with(&["run", "price > 80", "--filter"], input.as_bytes());
+    assert_eq!(stdout(&o), "{\"id\": 2,\"price\":99}\n");
+}
+
+#[test]
+fn run_on_error_modes() {
+    let input = "{\"a\": 1}\n{\"a\": 0}\n{\"a\": \n{\"a\": 4}\n";
+    // fail: stops at the first bad record, naming its line; earlier output is kept.
+    let o = run_with(&["run", "10 / a"], input.as_bytes());
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "10\n");
+    let err = stderr(&o);
+    assert!(
+        err.contains("<stdin>:2: Division by zero at position"),
+        "{err}"
+    );
+    assert!(err.contains("  10 / a"), "{err}");
+
+    // An invalid JSON line under fail is an input error: status 2, line named.
+    let o = run_with(&["run", "a"], input.as_bytes());
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "1\n0\n");
+    assert!(
+        stderr(&o).contains("<stdin>:3: invalid JSON"),
+        "{}",
+        stderr(&o)
+    );
+
+    // skip: counted, reported with line numbers, nothing written.
+    let o = run_with(&["run", "10 / a", "--on-error", "skip"], input.as_bytes());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "10\n2.5\n");
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: <stdin>:2: Division by zero"),
+        "{err}"
+    );
+    assert!(err.contains("warning: <stdin>:3: invalid JSON"), "{err}");
+    assert!(err.contains("4 records in, 2 out, 2 errors"), "{err}");
+
+    // null: one output line per record.
+    let o = run_with(&["run", "10 / a", "--on-error", "null"], input.as_bytes());
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "10\nnull\nnull\n2.5\n");
+    assert!(
+        stderr(&o).contains("4 records in, 4 out, 2 errors"),
+        "{}",
+        stderr(&o)
+    );
+
+    // null with --filter: a failing record is not kept.
+    let o = run_with(
+        &["run", "10 / a > 3", "--filter", "--on-error", "null"],
+        input.as_bytes(),
+    );
+    assert_eq!(stdout(&o), "{\"a\": 1}\n");
+}
+
+#[test]
+fn run_many_errors_are_counted_not_all_shown() {
+    let input: String = (0..100)
+        .map(|i| format!("{{\"a\": {}}}\n", i % 2))
+        .collect();
+    let o = run_with(
+        &["run", "1 / a", "--on-error", "skip", "--jobs", "2"],
+        input.as_bytes(),
+    );
+    let err = stderr(&o);
+    assert_eq!(err.matches("warning: <stdin>:").count(), 20, "{err}");
+    assert!(err.contains("further record errors are counted"), "{err}");
+    assert!(err.contains("100 records in, 50 out, 50 errors"), "{err}");
+}
+
+#[test]
+fn run_jobs_keep_input_order() {
+    // Enough records for many chunks.
+    let input: String = (0..30_000)
+        .map(|i| {
+            format!(
+                "{{\"i\": {i}, \"s\": \"r{}\", \"pad\": [1, 2, 3]}}\n",
+                i * 7 % 1000
+            )
+        })
+        .collect();
+    let expr = "i % 3 == 0 ? s + \"-\" + string(i) : i";
+    let one = run_with(&["run", expr, "--jobs", "1"], input.as_bytes());
+    let four = run_with(&["run", expr, "--jobs", "4"], input.as_bytes());
+    assert_eq!(code(&one), 0, "{}", stderr(&one));
+    assert_eq!(code(&four), 0, "{}", stderr(&four));
+    assert_eq!(one.stdout, four.stdout);
+    let out = lines(&four);
+    assert_eq!(out.len(), 30_000);
+    assert_eq!(out[2997], "\"r979-2997\"");
+    assert_eq!(out[2998], "2998");
+    assert_eq!(out[29_998], "29998");
+    // A failing record deep in the stream under several jobs: output up to it, then the error.
+    let o = run_with(
+        &["run", "i == 20000 ? nope : i", "--jobs", "3"],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 1);
+    assert_eq!(lines(&o).len(), 20_000);
+    assert!(stderr(&o).contains("<stdin>:20001:"), "{}", stderr(&o));
+}
+
+#[test]
+fn run_json_array_input() {
+    let input = "[\n  {\"a\": 1, \"tags\": [\"x\", \"y\"]},\n  {\"a\": 2,\n   \"tags\": []},\n  {\"a\": 3, \"s\": \"] , [\"}\n]\n";
+    let file = temp_file("array.json", input.as_bytes());
+    let o = run(&["run", "a * 10", "--input", "json", &file]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "10\n20\n30\n");
+    // --filter writes each element compacted onto one line, its tokens unchanged.
+    let o = run(&["run", "a >= 2", "--input", "json", "--filter", &file]);
+    assert_eq!(
+        stdout(&o),
+        "{\"a\":2,\"tags\":[]}\n{\"a\":3,\"s\":\"] , [\"}\n"
+    );
+    // A broken array names the line; with skip, the earlier records still come out.
+    let file = temp_file("broken.json", b"[{\"a\": 1},\n {\"a\": 2}\n");
+    let o = run(&["run", "a", "--input", "json", &file]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(":2: invalid JSON array"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["run", "a", "--input", "json", "--on-error", "skip", &file]);
+    assert_eq!(stdout(&o), "1\n2\n");
+    // One object (not an array) is one record.
+    let o = run_with(&["run", "a + 1", "--input", "json"], b"{\"a\": 41}");
+    assert_eq!(stdout(&o), "42\n");
+}
+
+#[test]
+fn run_as_binds_the_whole_record() {
+    let input = b"{\"a\": 1, \"b\": {\"c\": 2}}\n[5, 6]\n";
+    let o = run_with(
+        &[
+            "run",
+            "type(rec) == \"array\" ? rec[1] : rec.b.c + a",
+            "--as",
+            "rec",
+        ],
+        input,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "3\n6\n");
+    let o = run_with(
+        &["run", "rec.keys()", "--as", "rec"],
+        b"{\"x\": 1, \"y\": 2}\n",
+    );
+    assert_eq!(stdout(&o), "[\"x\",\"y\"]\n");
+}
+
+#[test]
+fn run_strict_numbers_rejects_big_integers() {
+    let o = run(&["run", "id", &orders(), "--strict-numbers"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(lines(&o).len(), 7);
+    assert!(
+        stderr(&o).contains("orders.ndjson:8: integer 9007199254747993 is beyond 2^53"),
+        "{}",
+        stderr(&o)
+    );
+    // A field the expression does not read is never converted, so it is not an error.
+    let o = run(&["run", "total > 0", &orders(), "--strict-numbers"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn run_bad_input_behaves_like_a_unix_tool() {
+    // Missing file: status 2 before any output.
+    let o = run(&["run", "1", &orders(), "/no/such/input.ndjson"]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(
+        err.contains("cannot open /no/such/input.ndjson: No such file or directory"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+    // Empty file and empty stdin: no output, status 0.
+    let empty = temp_file("empty.ndjson", b"");
+    let o = run(&["run", "x", &empty]);
+    assert_eq!(code(&o), 0);
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("0 records in, 0 out"), "{}", stderr(&o));
+    let o = run(&["run", "x", "--input", "json", &empty]);
+    assert_eq!(code(&o), 0);
+    let o = run(&["run", "x"]);
+    assert_eq!(code(&o), 0);
+    // Invalid UTF-8: the line is named.
+    let bad = temp_file(
+        "bad.ndjson",
+        b"{\"x\": 1}\n{\"x\": \"\xc3\x28\"}\n{\"x\": 3}\n",
+    );
+    let o = run(&["run", "x", &bad]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("bad.ndjson:2: invalid UTF-8"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["run", "x", &bad, "--on-error", "skip"]);
+    assert_eq!(stdout(&o), "1\n3\n");
+    // Several files in a row, each with its own line numbers.
+    let o = run(&["run", "x", &bad, &bad, "--on-error", "skip", "-q"]);
+    assert_eq!(stdout(&o), "1\n3\n1\n3\n");
+    assert_eq!(stderr(&o).matches("bad.ndjson:2: invalid UTF-8").count(), 2);
+    // An over-long record is an error for that record only.
+    let long = temp_file(
+        "long.ndjson",
+        b"{\"x\": 1}\n{\"x\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}\n{\"x\": 3}\n",
+    );
+    let o = run(&[
+        "run",
+        "x",
+        &long,
+        "--max-record-bytes",
+        "20",
+        "--on-error",
+        "skip",
+    ]);
+    assert_eq!(stdout(&o), "1\n3\n");
+    assert!(
+        stderr(&o).contains("long.ndjson:2: record longer than 20 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    // Compile errors stop before reading: status 1.
+    let o = run(&["run", "1 +", &orders()]);
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    let input: String = (0..200_000).map(|i| format!("{{\"i\": {i}}}\n")).collect();
+    let path = temp_file("many.ndjson", input.as_bytes());
+    for jobs in ["1", "2"] {
+        let mut child = xpr()
+            .args([
+                "run",
+                "{i: i, s: \"padding padding padding\"}",
+                &path,
+                "--jobs",
+                jobs,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut out = child.stdout.take().expect("stdout");
+        let mut first = [0u8; 64];
+        out.read_exact(&mut first).expect("some output");
+        drop(out);
+        let o = child.wait_with_output().expect("wait");
+        assert_eq!(code(&o), 0, "jobs {jobs}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("Broken pipe"), "{}", stderr(&o));
+        assert!(first.starts_with(b"{\"i\":0,"));
+    }
+}
+
+// ---------------------------------------------------------------- batch
+
+#[test]
+fn batch_answers_every_line_in_order() {
+    let input = [
+        r#"{"expression": "a + 1", "context": {"a": 2}}"#,
+        r#"{"expression": "1 +"}"#,
+        "not json",
+        r#"{"expression": "/x+/m"}"#,
+        "",
+        r#"{"expression": "a + 1", "context": {"a": 40}, "id": 7}"#,
+        r#"{"expression": "nope"}"#,
+        r#"{"expression": "[null, true, \"s\"]", "context": null}"#,
+    ]
+    .join("\n");
+    let mut input = input.into_bytes();
+    input.extend_from_slice(b"\n{\"expression\": \"\xff\"}");
+    let o = run_with(&["batch"], &input);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out: Vec<Json> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each answer is JSON"))
+        .collect();
+    assert_eq!(out.len(), 9);
+    assert_eq!(out[0], json!({"ok": 3}));
+    assert_eq!(out[1]["kind"], "parse");
+    assert_eq!(out[1]["position"], 3);
+    let message = out[1]["error"].as_str().unwrap_or_default();
+    assert!(message.ends_with(" at position 3"), "{message}");
+    assert_eq!(out[2]["kind"], "input");
+    assert!(
+        out[2]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("line 3: invalid JSON")
+    );
+    assert_eq!(out[2]["position"], Json::Null);
+    assert_eq!(out[3], json!({"ok": {"$xpr": "regex", "repr": "/x+/m"}}));
+    assert_eq!(out[4]["kind"], "input");
+    assert_eq!(out[5], json!({"ok": 41}));
+    assert_eq!(out[6]["kind"], "reference");
+    assert_eq!(out[7], json!({"ok": [null, true, "s"]}));
+    assert!(
+        out[8]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("line 9: invalid UTF-8")
+    );
+}
+
+#[test]
+fn batch_flushes_each_answer() {
+    let mut child = xpr()
+        .args(["batch", "--cache", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    // Ask, then read the answer while stdin is still open: the answer must
+    // arrive without waiting for more input.
+    for (i, expr) in ["1 + 1", "\"a\".upper()", "1 + 1", "[1, 2].sum()", "1 + 1"]
+        .iter()
+        .enumerate()
+    {
+        writeln!(stdin, "{}", json!({"expression": expr})).expect("write");
+        stdin.flush().expect("flush");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut reader, &mut line).expect("read answer");
+        let v: Json = serde_json::from_str(&line).expect("JSON");
+        assert!(v.get("ok").is_some(), "answer {i}: {line}");
+    }
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    assert!(status.success());
+}
+
+#[test]
+fn batch_with_no_cache_gives_the_same_answers() {
+    let input: String = (0..50)
+        .map(|i| {
+            format!(
+                "{}\n",
+                json!({"expression": format!("x * {}", i % 5), "context": {"x": i}})
+            )
+        })
+        .collect();
+    let cached = run_with(&["batch", "--cache", "3"], input.as_bytes());
+    let uncached = run_with(&["batch", "--cache", "0"], input.as_bytes());
+    assert_eq!(cached.stdout, uncached.stdout);
+    let out = lines(&cached);
+    assert_eq!(out.len(), 50);
+    assert_eq!(out[49], "{\"ok\":196}");
+}
+
+// ---------------------------------------------------------------- check and disasm
+
+#[test]
+fn check_lists_free_variables_and_functions() {
+    let o = run(&["check", "round(delay / 60) > 1 && origin.lower() == code"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("ok\n"), "{out}");
+    assert!(
+        out.contains("free variables: delay, origin, code") || out.contains("free variables: "),
+        "{out}"
+    );
+    for name in ["delay", "origin", "code"] {
+        assert!(
+            out.lines().nth(1).unwrap_or_default().contains(name),
+            "{out}"
+        );
+    }
+    assert!(
+        out.lines().nth(2).unwrap_or_default().contains("round"),
+        "{out}"
+    );
+
+    let o = run(&["check", "[1, 2].map(x => x + y)", "--json"]);
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["free_variables"], json!(["y"]));
+    assert_eq!(v["warnings"], json!([]));
+}
+
+#[test]
+fn check_reports_errors_with_caret_or_json() {
+    let o = run(&["check", "a +"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+    assert!(stderr(&o).contains("  a +\n"), "{}", stderr(&o));
+
+    let o = run(&["check", "(a + 1", "--json"]);
+    assert_eq!(code(&o), 1);
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["valid"], false);
+    let e = &v["error"];
+    assert_eq!(e["kind"], "parse");
+    assert!(
+        e["span"]["start"].is_u64() && e["span"]["end"].is_u64(),
+        "{v}"
+    );
+    assert!(
+        e["text"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with(&format!(" at position {}", e["position"]))
+    );
+    assert!(
+        e["expected"].as_array().is_some_and(|a| !a.is_empty()),
+        "{v}"
+    );
+
+    // Span in characters, not bytes.
+    let o = run(&["check", "\"é\" +", "--json"]);
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["error"]["position"], 5, "{v}");
+}
+
+#[test]
+fn check_warns_about_unknown_fields() {
+    let o = run(&[
+        "check",
+        "delya > 60 && distance > 1000",
+        "--fields",
+        "delay,distance,origin",
+    ]);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stderr(&o).contains("'delya' is not a field of the records (did you mean 'delay'?)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "check",
+        "delya > 60",
+        "--fields",
+        "delay,distance",
+        "--deny-warnings",
+    ]);
+    assert_eq!(code(&o), 1);
+    let o = run(&[
+        "check",
+        "status == \"paid\" && custmer.name != null",
+        "--sample",
+        &orders(),
+        "--json",
+    ]);
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["warnings"][0]["name"], "custmer");
+    assert_eq!(v["warnings"][0]["suggestion"], "customer");
+    let o = run(&["check", "x", "--sample", "/no/such/sample.ndjson"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn disasm_prints_the_listing() {
+    let o = run(&["disasm", "price * qty > 100"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("price") && out.contains("qty"), "{out}");
+    assert!(out.lines().count() >= 4, "{out}");
+    let o = run(&["disasm", "price *"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).starts_with("error: "));
+}
+
+// ---------------------------------------------------------------- real data
+
+#[test]
+fn flights_filter_matches_an_independent_computation() {
+    let Some(path) = shared("flights-20k.ndjson") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("read flights");
+    let want: String = text
+        .lines()
+        .filter(|line| {
+            let r: Json = serde_json::from_str(line).expect("flight");
+            r["delay"].as_f64().unwrap_or(0.0) > 60.0
+                && r["distance"].as_f64().unwrap_or(0.0) > 1000.0
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        want.lines().count() > 100,
+        "the filter keeps a real share of flights"
+    );
+    let path = path.display().to_string();
+    for jobs in ["1", "2"] {
+        let o = run(&[
+            "run",
+            "delay > 60 && distance > 1000",
+            &path,
+            "--filter",
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stdout(&o), want, "jobs {jobs}");
+        let summary = format!("20000 records in, {} out, 0 errors", want.lines().count());
+        assert!(stderr(&o).contains(&summary), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn flights_map_matches_an_independent_computation() {
+    let Some(path) = shared("flights-20k.ndjson") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("read flights");
+    let o = run(&[
+        "run",
+        "{route: origin + \"-\" + destination, late: delay > 15}",
+        &path.display().to_string(),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let got = lines(&o);
+    assert_eq!(got.len(), 20_000);
+    let mut late = 0;
+    for (line, out) in text.lines().zip(&got) {
+        let r: Json = serde_json::from_str(line).expect("flight");
+        let route = format!(
+            "{}-{}",
+            r["origin"].as_str().unwrap_or_default(),
+            r["destination"].as_str().unwrap_or_default()
+        );
+        let is_late = r["delay"].as_f64().unwrap_or(0.0) > 15.0;
+        late += usize::from(is_late);
+        let want = json!({"route": route, "late": is_late});
+        // Byte-exact: keys in the order written, compact.
+        assert_eq!(out, &want.to_string());
+    }
+    assert!(late > 0 && late < 20_000);
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[test]
+fn earthquakes_nested_access_optional_chaining_and_dates() {
+    let Some(path) = shared("earthquakes.ndjson") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).expect("read earthquakes");
+    let expr = "{id: id, mag: properties.mag, day: formatDate(properties.time, \"yyyy-MM-dd\"), \
+                depth: geometry.coordinates[2], felt: properties?.felt ?? -1, \
+                deep: properties?.nothing?.deeper, alert: properties.alert?.length}";
+    let o = run(&["run", expr, &path.display().to_string(), "--jobs", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let got = lines(&o);
+    assert_eq!(got.len(), text.lines().count());
+    for (line, out) in text.lines().zip(&got) {
+        let r: Json = serde_json::from_str(line).expect("quake");
+        let p = &r["properties"];
+        let ms = p["time"].as_f64().unwrap_or(0.0);
+        let (y, m, d) = civil_from_days((ms / 86_400_000.0).floor() as i64);
+        let felt = if p["felt"].is_null() {
+            json!(-1)
+        } else {
+            p["felt"].clone()
+        };
+        let alert = p["alert"]
+            .as_str()
+            .map_or(Json::Null, |s| json!(s.chars().count()));
+        let want = json!({
+            "id": r["id"],
+            "mag": p["mag"],
+            "day": format!("{y:04}-{m:02}-{d:02}"),
+            "depth": r["geometry"]["coordinates"][2],
+            "felt": felt,
+            "deep": null,
+            "alert": alert,
+        });
+        let out: Json = serde_json::from_str(out).expect("output");
+        assert!(same(&out, &want), "{out} != {want}");
+    }
+}
