@@ -379,7 +379,14 @@ impl Lexer {
                         .unwrap_or(&[])
                         .iter()
                         .collect();
+                    // After `.` / `?.` a word is a property name, even a
+                    // keyword (`x.let / 2` divides).
+                    let after_dot = matches!(
+                        self.tokens.last(),
+                        Some((_, Tok::Dot | Tok::QuestionDot, _))
+                    );
                     let tok = match word.as_str() {
+                        _ if after_dot => Tok::Ident(word),
                         "true" => Tok::True,
                         "false" => Tok::False,
                         "null" => Tok::Null,

@@ -363,6 +363,9 @@ fn regex_disambiguation() {
         "null / 2",
         r"/\//",
         r"/[\]/]/",
+        "x.let / 2",
+        "x?.true / y.null / 2",
+        "{let: 1}",
     ]));
 }
 
