@@ -436,7 +436,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                 let body = cs.get(i..i + n).unwrap_or(&[]);
                 let unicode = body
                     .windows(2)
-                    .filter(|w| w[0] == '\\' && matches!(w[1], 'p' | 'P'))
+                    .filter(|w| matches!(w, ['\\', 'p' | 'P']))
                     .count();
                 let base = if next == Some('^') {
                     ANY_SIZE
