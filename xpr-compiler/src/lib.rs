@@ -40,7 +40,7 @@ use xpr_syntax::ast::{
     self, BinaryOp, Element, Expr, ExprKind, LogicalOp, Pattern, Property, UnaryOp,
 };
 use xpr_vm::function::Function;
-use xpr_vm::program::{Capture, Global, MethodRef, ProgramParts, Proto};
+use xpr_vm::program::{Capture, Cmp, Global, MethodRef, ProgramParts, Proto};
 use xpr_vm::stdlib;
 use xpr_vm::vm::{is_restricted, ops};
 use xpr_vm::{Error, ErrorKind, HostFunction, Key, Op, Program, Span, Value};
@@ -209,6 +209,18 @@ fn fold(e: &Expr, depth: u32) -> Option<Value> {
     }
 }
 
+fn comparison(op: BinaryOp) -> Option<Cmp> {
+    Some(match op {
+        BinaryOp::Eq => Cmp::Eq,
+        BinaryOp::Ne => Cmp::Ne,
+        BinaryOp::Lt => Cmp::Lt,
+        BinaryOp::Le => Cmp::Le,
+        BinaryOp::Gt => Cmp::Gt,
+        BinaryOp::Ge => Cmp::Ge,
+        _ => return None,
+    })
+}
+
 fn binary_op(op: BinaryOp) -> Op {
     match op {
         BinaryOp::Add => Op::Add,
@@ -284,27 +296,29 @@ impl Compiler<'_> {
                 self.emit(Op::Int(n as i32), at);
             }
             other => {
-                let key = match &other {
-                    Value::Number(n) => Some(ConstKey::Number(n.to_bits())),
-                    Value::String(s) => Some(ConstKey::String(s.to_string())),
-                    _ => None,
-                };
-                let idx = match key.as_ref().and_then(|k| self.consts.get(k)) {
-                    Some(&i) => i,
-                    None => {
-                        let i =
-                            u32::try_from(self.parts.constants.len()).map_err(|_| too_many(at))?;
-                        self.parts.constants.push(other);
-                        if let Some(k) = key {
-                            self.consts.insert(k, i);
-                        }
-                        i
-                    }
-                };
+                let idx = self.pooled(other, at)?;
                 self.emit(Op::Const(idx), at);
             }
         }
         Ok(())
+    }
+
+    /// The constant pool index of `v` (numbers and strings shared).
+    fn pooled(&mut self, v: Value, at: ast::Span) -> Result<u32, Error> {
+        let key = match &v {
+            Value::Number(n) => Some(ConstKey::Number(n.to_bits())),
+            Value::String(s) => Some(ConstKey::String(s.to_string())),
+            _ => None,
+        };
+        if let Some(&i) = key.as_ref().and_then(|k| self.consts.get(k)) {
+            return Ok(i);
+        }
+        let i = u32::try_from(self.parts.constants.len()).map_err(|_| too_many(at))?;
+        self.parts.constants.push(v);
+        if let Some(k) = key {
+            self.consts.insert(k, i);
+        }
+        Ok(i)
     }
 
     fn key(&mut self, name: &str, at: ast::Span) -> Result<u32, Error> {
@@ -581,6 +595,11 @@ impl Compiler<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 if let Some(v) = fold(e, 0) {
                     self.constant(v, at)?;
+                } else if let (Some(cmp), Some(k)) = (comparison(*op), fold(rhs, 0)) {
+                    // Superinstruction: compare with a constant in place.
+                    self.expr(lhs)?;
+                    let constant = self.pooled(k, rhs.span)?;
+                    self.emit(Op::CompareConst { cmp, constant }, at);
                 } else {
                     self.expr(lhs)?;
                     self.expr(rhs)?;

@@ -83,6 +83,14 @@ pub enum Op {
     Gt,
     /// `a, b => a >= b`
     Ge,
+    /// `a => a <cmp> constants[i]`: a comparison with a constant right
+    /// operand, without pushing (and reference-counting) the constant.
+    CompareConst {
+        /// Which comparison.
+        cmp: Cmp,
+        /// Index into the constant pool (a scalar).
+        constant: u32,
+    },
     /// `v => !v` (truthiness)
     Not,
     /// `v => -v` (numbers only)
@@ -169,6 +177,37 @@ pub enum Op {
 }
 
 const _: () = assert!(size_of::<Op>() <= 8);
+
+/// The comparison of [`Op::CompareConst`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl Cmp {
+    /// The operator's source text.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+}
 
 /// Where a closure's captured value comes from, in the enclosing function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,7 +345,9 @@ impl Program {
             for (i, op) in proto.code.iter().enumerate() {
                 let bad = |what: &str| Err(invalid(format!("proto {p}, offset {i}: {what}")));
                 let ok = match *op {
-                    Op::Const(c) => (c as usize) < parts.constants.len(),
+                    Op::Const(c) | Op::CompareConst { constant: c, .. } => {
+                        (c as usize) < parts.constants.len()
+                    }
                     Op::LoadLocal(s) | Op::StoreLocal(s) => (s as usize) < slots,
                     Op::LoadGlobal(g) => (g as usize) < parts.globals.len(),
                     Op::GetField(k) | Op::GetLength(k) | Op::PatternField(k) => {
@@ -426,6 +467,12 @@ impl Program {
             Op::Const(c) => {
                 let _ = write!(s, "{c}  ");
                 if let Some(v) = p.constants.get(c as usize) {
+                    show_value(v, &mut s);
+                }
+            }
+            Op::CompareConst { cmp, constant } => {
+                let _ = write!(s, "{}  {constant}  ", cmp.symbol());
+                if let Some(v) = p.constants.get(constant as usize) {
                     show_value(v, &mut s);
                 }
             }

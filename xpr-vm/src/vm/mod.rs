@@ -25,7 +25,7 @@ use crate::context::Context;
 use crate::error::{Error, ErrorKind, Span};
 use crate::function::{Closure, Function, HostFunction, Meter};
 use crate::limits::{CancelHandle, Clock, Limits, RunOptions};
-use crate::program::{Capture, Op, Program, Proto};
+use crate::program::{Capture, Cmp, Op, Program, Proto};
 use crate::runtime::Runtime;
 use crate::stdlib;
 use crate::value::{Array, HEADER_BYTES, Key, Map, Object, Regex, SLOT_BYTES, Value};
@@ -548,6 +548,25 @@ impl Exec<'_> {
                             Op::Le => o != Greater,
                             Op::Gt => o == Greater,
                             _ => o != Less,
+                        };
+                        *a = Value::Bool(r);
+                    }
+                    Op::CompareConst { cmp, constant } => {
+                        use std::cmp::Ordering::{Greater, Less};
+                        let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
+                        let a = self.vm.top();
+                        let r = match cmp {
+                            Cmp::Eq => *a == *k,
+                            Cmp::Ne => *a != *k,
+                            _ => {
+                                let o = tri!(ops::compare(a, k));
+                                match cmp {
+                                    Cmp::Lt => o == Less,
+                                    Cmp::Le => o != Greater,
+                                    Cmp::Gt => o == Greater,
+                                    _ => o != Less,
+                                }
+                            }
                         };
                         *a = Value::Bool(r);
                     }
