@@ -100,8 +100,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         if n.abs() >= BEYOND_U64 && n.fract() == 0.0 {
             return self.0.big(n, n);
         }
-        // JSON has no negative zero worth keeping apart: -0 reads as 0.
-        Ok(Value::Number(if n == 0.0 { 0.0 } else { n }))
+        Ok(Value::Number(n))
     }
 
     fn visit_str<E>(self, s: &str) -> Result<Value, E> {
