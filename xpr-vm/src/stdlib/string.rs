@@ -115,7 +115,48 @@ fn charge_string(rt: &mut dyn Runtime, bytes: u64) -> Result<usize, Error> {
     usize::try_from(bytes)
         .ok()
         .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| Error::new(ErrorKind::Memory, "Memory limit exceeded"))
+        .ok_or_else(memory_error)
+}
+
+#[cold]
+fn memory_error() -> Error {
+    Error::new(ErrorKind::Memory, "Memory limit exceeded")
+}
+
+/// An empty buffer with room for `bytes`, charged to the memory budget
+/// first. The allocation itself is fallible: with no memory limit
+/// configured, a size the allocator refuses is a memory error, not an abort.
+fn reserve(rt: &mut dyn Runtime, bytes: u64) -> Result<Vec<u8>, Error> {
+    let size = charge_string(rt, bytes)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(size).map_err(|_| memory_error())?;
+    Ok(out)
+}
+
+/// Appends `unit` `times` times, copying within the buffer by doubling
+/// (O(log times) copies, not `times` small ones).
+fn push_repeated(buf: &mut Vec<u8>, unit: &[u8], times: usize) {
+    if times == 0 || unit.is_empty() {
+        return;
+    }
+    let start = buf.len();
+    let total = unit.len().saturating_mul(times);
+    buf.extend_from_slice(unit);
+    while buf.len() - start < total {
+        let have = buf.len() - start;
+        // Both are multiples of unit.len(): only whole copies are appended.
+        buf.extend_from_within(start..start + have.min(total - have));
+    }
+}
+
+/// The text built in `buf` (only whole UTF-8 strings were appended to it).
+fn into_string(buf: Vec<u8>) -> Result<Value, Error> {
+    String::from_utf8(buf).map(Value::from).map_err(|_| {
+        Error::new(
+            ErrorKind::Value,
+            "internal error: string built from invalid UTF-8",
+        )
+    })
 }
 
 /// A new string value from `s`, charging its bytes of memory first.
@@ -184,6 +225,7 @@ fn change_case(rt: &mut dyn Runtime, s: &str, to_upper: bool) -> Result<Value, E
         };
         return Ok(Value::from(out));
     }
+    rt.fuel(text_fuel(s.len()))?;
     let bytes: usize = if to_upper {
         s.chars()
             .flat_map(char::to_uppercase)
@@ -196,7 +238,7 @@ fn change_case(rt: &mut dyn Runtime, s: &str, to_upper: bool) -> Result<Value, E
             .map(char::len_utf8)
             .sum()
     };
-    rt.fuel(text_fuel(s.len() * 2 + bytes))?;
+    rt.fuel(text_fuel(s.len() + bytes))?;
     charge_string(rt, bytes as u64)?;
     Ok(Value::from(if to_upper {
         s.to_uppercase()
@@ -329,8 +371,25 @@ fn replace(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Val
             let bytes = (s.len() as u64 - count * old.len() as u64)
                 .saturating_add(count.saturating_mul(replacement.len() as u64));
             rt.fuel(text_fuel(usize::try_from(bytes).unwrap_or(usize::MAX)))?;
-            charge_string(rt, bytes)?;
-            Ok(Value::from(s.replace(old, replacement)))
+            let mut out = reserve(rt, bytes)?;
+            if old.is_empty() {
+                // Between every two characters and at both ends.
+                for c in s.chars() {
+                    out.extend_from_slice(replacement.as_bytes());
+                    let mut utf8 = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+                out.extend_from_slice(replacement.as_bytes());
+            } else {
+                let mut last = 0;
+                for (at, _) in s.match_indices(old) {
+                    out.extend_from_slice(s.get(last..at).unwrap_or_default().as_bytes());
+                    out.extend_from_slice(replacement.as_bytes());
+                    last = at + old.len();
+                }
+                out.extend_from_slice(s.get(last..).unwrap_or_default().as_bytes());
+            }
+            into_string(out)
         }
         Value::Regex(re) => super::regex::replace_all(rt, re, s, replacement).map(Value::from),
         other => Err(Error::type_error(format_args!(
@@ -422,10 +481,11 @@ fn repeat(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Valu
     }
     // Saturating: the cast of a huge count saturates, and so does the product.
     let bytes = (s.len() as u64).saturating_mul(n as u64);
-    let size = charge_string(rt, bytes)?;
-    rt.fuel(text_fuel(size))?;
-    // n * s.len() fits in a usize (checked above), so n does too.
-    Ok(Value::from(s.repeat(n as usize)))
+    let mut out = reserve(rt, bytes)?;
+    rt.fuel(text_fuel(out.capacity()))?;
+    // n * s.len() bytes were reserved, so n fits in a usize.
+    push_repeated(&mut out, s.as_bytes(), n as usize);
+    into_string(out)
 }
 
 fn pad_start(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value, Error> {
@@ -467,21 +527,18 @@ fn pad(
     let pad_bytes = whole
         .saturating_mul(fill.len() as u64)
         .saturating_add(part_bytes as u64);
-    let size = charge_string(rt, pad_bytes.saturating_add(s.len() as u64))?;
-    rt.fuel(text_fuel(size))?;
-    let mut out = String::with_capacity(size);
+    let mut out = reserve(rt, pad_bytes.saturating_add(s.len() as u64))?;
+    rt.fuel(text_fuel(out.capacity()))?;
     if !at_start {
-        out.push_str(s);
+        out.extend_from_slice(s.as_bytes());
     }
-    // whole * fill.len() <= size, so whole fits in a usize.
-    for _ in 0..whole as usize {
-        out.push_str(fill);
-    }
-    out.push_str(fill.get(..part_bytes).unwrap_or_default());
+    // whole * fill.len() bytes were reserved, so whole fits in a usize.
+    push_repeated(&mut out, fill.as_bytes(), whole as usize);
+    out.extend_from_slice(fill.get(..part_bytes).unwrap_or_default().as_bytes());
     if at_start {
-        out.push_str(s);
+        out.extend_from_slice(s.as_bytes());
     }
-    Ok(Value::from(out))
+    into_string(out)
 }
 
 #[cfg(test)]
@@ -875,6 +932,28 @@ mod tests {
         call_with(&mut rt, "abc", "repeat", &[n(1000.0)]).unwrap();
         assert_eq!(rt.bytes_used, 3000);
         assert!(rt.fuel_used >= 3000 / 16);
+    }
+
+    #[test]
+    fn huge_results_fail_cleanly_without_a_memory_limit() {
+        // No limit configured: the allocator's refusal is a memory error.
+        let e = call("xy", "repeat", &[n(1e15)]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Memory);
+        let e = call("x", "padEnd", &[n(1e15), s("é")]).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Memory);
+    }
+
+    #[test]
+    fn repetition_by_doubling_matches_std_repeat() {
+        for (unit, times) in [("ab", 1000usize), ("é😀", 37), ("x", 1), ("日本語", 2)] {
+            let want = unit.repeat(times);
+            assert_eq!(ok(unit, "repeat", &[n(times as f64)]), s(&want));
+            let mut buf = b"<".to_vec();
+            push_repeated(&mut buf, unit.as_bytes(), times);
+            assert_eq!(buf, format!("<{want}").into_bytes());
+        }
+        let padded = ok("z", "padStart", &[n(1001.0), s("ab")]);
+        assert_eq!(padded, s(&format!("{}z", "ab".repeat(500))));
     }
 
     #[test]
