@@ -49,8 +49,48 @@ pub fn number_to_string(n: f64) -> String {
 /// Appends [`number_to_string`]`(n)` to `out` without an intermediate allocation.
 #[inline]
 pub fn write_number(n: f64, out: &mut String) {
-    let mut buf = ryu_js::Buffer::new();
+    let mut buf = NumberBuf::new();
     out.push_str(buf.format(n));
+}
+
+/// Formats numbers: integers below 1e15 in magnitude by a digit loop (the
+/// common case in data), everything else through `ryu-js`.
+struct NumberBuf {
+    digits: [u8; 20],
+    ryu: ryu_js::Buffer,
+}
+
+impl NumberBuf {
+    fn new() -> Self {
+        NumberBuf {
+            digits: [0; 20],
+            ryu: ryu_js::Buffer::new(),
+        }
+    }
+
+    fn format(&mut self, n: f64) -> &str {
+        if n.fract() == 0.0 && n.abs() < 1e15 {
+            // Exact: integral and far inside i64; -0 becomes 0, as in JavaScript.
+            let negative = n < 0.0;
+            let mut m = n.abs() as u64;
+            let mut i = self.digits.len();
+            loop {
+                i -= 1;
+                self.digits[i] = b'0' + (m % 10) as u8;
+                m /= 10;
+                if m == 0 {
+                    break;
+                }
+            }
+            if negative {
+                i -= 1;
+                self.digits[i] = b'-';
+            }
+            // At most 16 bytes were written: 15 digits and a sign.
+            return std::str::from_utf8(&self.digits[i..]).unwrap_or("0");
+        }
+        self.ryu.format(n)
+    }
 }
 
 /// Appends the display form of `v` to `out` (see the module doc): what
@@ -272,7 +312,7 @@ fn write_value(v: &Value, out: &mut impl Sink, mode: Mode) -> Result<(), Error> 
                 Value::Bool(false) => out.put("false"),
                 Value::Number(n) => {
                     if n.is_finite() || mode == Mode::Display {
-                        let mut buf = ryu_js::Buffer::new();
+                        let mut buf = NumberBuf::new();
                         out.put(buf.format(*n));
                     } else {
                         // Never held by an XPR value; JSON.stringify writes null.
@@ -469,6 +509,45 @@ mod tests {
         ];
         for &(x, want) in cases {
             assert_eq!(number_to_string(x), want, "for {x:e}");
+        }
+    }
+
+    #[test]
+    fn integer_fast_path_agrees_with_ryu_js() {
+        let mut state = 0x9e3779b97f4a7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut check = |x: f64| {
+            let mut ryu = ryu_js::Buffer::new();
+            assert_eq!(number_to_string(x), ryu.format(x), "for {x:e}");
+        };
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            9.0,
+            10.0,
+            99.0,
+            100.0,
+            999999999999999.0,
+            -999999999999999.0,
+            1e15,
+            -1e15,
+        ] {
+            check(x);
+        }
+        for _ in 0..20_000 {
+            let r = next();
+            let digits = (r % 16) as i32;
+            let x = ((r >> 8) % 10u64.pow(digits as u32).max(1)) as f64;
+            check(if r & 1 == 1 { -x } else { x });
+            check(f64::from_bits(next()));
+            check(x / 8.0);
         }
     }
 
