@@ -150,6 +150,10 @@ fn timeout_is_checked_after_a_blocking_host_call() {
     let e = Vm::new().run(&program, &(), &o).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
     assert_eq!(e.to_string(), "Expression timeout exceeded at position 11");
+    // A single blocking call is caught too.
+    let program = compile_with_host("sleep(30)");
+    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
 }
 
 #[test]

@@ -31,8 +31,10 @@ pub struct Limits {
     /// Nesting of arrays and objects built or compared. Default 1,000.
     /// Exceeded: [`crate::ErrorKind::Depth`], `Value depth limit exceeded`.
     pub value_depth: u32,
-    /// Wall-clock time per run, checked every 1,024 instructions and after
-    /// host calls. Default `Some(100 ms)` (the spec's). Expired:
+    /// Wall-clock time per run, checked every 1,024 instructions and around
+    /// host calls. The clock starts at the first check, so a run shorter
+    /// than 1,024 instructions without host calls never reads it.
+    /// Default `Some(100 ms)` (the spec's). Expired:
     /// [`crate::ErrorKind::Timeout`], `Expression timeout exceeded`.
     pub timeout: Option<Duration>,
 }

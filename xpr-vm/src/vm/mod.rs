@@ -1100,8 +1100,11 @@ impl Exec<'_> {
 
     fn call_host(&mut self, h: &HostFunction, args: &[Value]) -> Result<Value, Error> {
         stdlib::check_arity(&h.name, h.arity, args.len())?;
-        self.vm.enter()?;
         self.vm.fuel(h.fuel_per_call)?;
+        // Starts the clock if no check has yet, so that a host function
+        // blocking past the deadline is caught when it returns.
+        self.vm.check_interrupts()?;
+        self.vm.enter()?;
         let mut meter = Meter::default();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             (h.callback)(&mut meter, args)
@@ -1186,7 +1189,8 @@ impl Runtime for Exec<'_> {
                     self.vm.marks.len(),
                     self.vm.budget.depth,
                 );
-                self.vm.stack.push(f.clone());
+                // The callee slot holds a placeholder: the frame keeps the closure.
+                self.vm.stack.push(Value::Null);
                 self.vm.stack.extend(args.iter().cloned());
                 let r = self
                     .enter_closure(func.clone(), stack)
