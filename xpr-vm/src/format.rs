@@ -521,7 +521,7 @@ mod tests {
             state ^= state << 17;
             state
         };
-        let mut check = |x: f64| {
+        let check = |x: f64| {
             let mut ryu = ryu_js::Buffer::new();
             assert_eq!(number_to_string(x), ryu.format(x), "for {x:e}");
         };
