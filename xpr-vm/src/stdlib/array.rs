@@ -202,8 +202,8 @@ fn map(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Err
     let n = arr.len();
     rt.alloc(HEADER_BYTES.saturating_add(SLOT_BYTES.saturating_mul(n as u64)))?;
     let mut out = Vec::with_capacity(n);
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         let v = call1(rt, f, item)?;
         let size = v.logical_size();
         if size > 0 {
@@ -220,8 +220,8 @@ fn filter(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, 
     let f = callback("filter", args, 0)?;
     rt.alloc(HEADER_BYTES)?;
     let mut out = Vec::new();
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         if call1(rt, f, item)?.truthy() {
             rt.alloc(SLOT_BYTES + item.logical_size())?;
             out.push(item.clone());
@@ -249,8 +249,8 @@ fn reduce(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, 
             }
         },
     };
+    rt.fuel(units(items.len()))?;
     for item in items {
-        rt.fuel(ELEMENT_FUEL)?;
         let pair = [acc, item.clone()];
         acc = rt.call(f, &pair)?;
     }
@@ -304,8 +304,8 @@ fn flat_map(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
     let f = callback("flatMap", args, 0)?;
     rt.alloc(HEADER_BYTES)?;
     let mut out = Vec::new();
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         match call1(rt, f, item)? {
             Value::Array(inner) => {
                 rt.fuel(units(inner.len()))?;
@@ -574,8 +574,8 @@ fn group_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
     let f = callback("groupBy", args, 0)?;
     rt.alloc(HEADER_BYTES)?;
     let mut groups: IndexMap<Key, Vec<Value>, foldhash::fast::RandomState> = IndexMap::default();
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         let k = call1(rt, f, item)?;
         let key = key_text(rt, &k, "groupBy")?;
         let element = SLOT_BYTES + item.logical_size();
@@ -608,8 +608,8 @@ fn sort_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value,
     let arr = this("sortBy", this_)?;
     let f = callback("sortBy", args, 0)?;
     let mut keys = Vec::with_capacity(arr.len());
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         keys.push(call1(rt, f, item)?);
     }
     check_sortable("sortBy", "keys", &keys)?;
@@ -642,8 +642,8 @@ fn count(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, E
     let arr = this("count", this_)?;
     let f = callback("count", args, 0)?;
     let mut n = 0u64;
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         if call1(rt, f, item)?.truthy() {
             n += 1;
         }
@@ -722,8 +722,8 @@ fn partition(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Valu
     let f = callback("partition", args, 0)?;
     rt.alloc(3 * HEADER_BYTES + 2 * SLOT_BYTES)?;
     let (mut yes, mut no) = (Vec::new(), Vec::new());
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         let hit = call1(rt, f, item)?.truthy();
         rt.alloc(SLOT_BYTES + item.logical_size())?;
         let side = if hit { &mut yes } else { &mut no };
@@ -740,8 +740,8 @@ fn key_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, 
     let f = callback("keyBy", args, 0)?;
     rt.alloc(HEADER_BYTES)?;
     let mut map = Map::default();
+    rt.fuel(units(arr.len()))?;
     for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
         let k = call1(rt, f, item)?;
         let key = key_text(rt, &k, "keyBy")?;
         let mut bytes = SLOT_BYTES + item.logical_size();
