@@ -246,6 +246,8 @@ impl Compiler<'_> {
     // ----------------------------------------------------------- emitting
 
     fn func(&mut self) -> &mut FnState {
+        // `funcs` holds the main function from the start of `compile` to
+        // its end, so it is never empty here (not reachable from input).
         let last = self.funcs.len() - 1;
         &mut self.funcs[last]
     }

@@ -562,6 +562,7 @@ impl Program {
 fn op_name(op: &Op) -> String {
     let dbg = format!("{op:?}");
     let end = dbg.find(['(', ' ', '{']).unwrap_or(dbg.len());
+    // `end` is `find`'s byte offset of an ASCII character, or the length.
     dbg[..end].to_string()
 }
 

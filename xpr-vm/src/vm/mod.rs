@@ -200,6 +200,7 @@ impl Vm {
         if self.stack.is_empty() {
             self.stack.push(Value::Null);
         }
+        // Not empty: ensured just above.
         let last = self.stack.len() - 1;
         &mut self.stack[last]
     }
