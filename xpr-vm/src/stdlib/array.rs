@@ -162,7 +162,7 @@ fn units(n: usize) -> u64 {
 /// them, before it is built.
 fn charge_copy<'a>(
     rt: &mut dyn Runtime,
-    items: impl Clone + IntoIterator<Item = &'a Value>,
+    items: impl IntoIterator<Item = &'a Value>,
 ) -> Result<(), Error> {
     let mut n = 0usize;
     let bytes = items.into_iter().fold(HEADER_BYTES, |acc, v| {
@@ -824,10 +824,11 @@ fn range(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
             }
         };
     }
+    let [a, b, c] = nums;
     let (start, end, step) = match args.len() {
-        1 => (0.0, nums[0], 1.0),
-        2 => (nums[0], nums[1], 1.0),
-        _ => (nums[0], nums[1], nums[2]),
+        1 => (0.0, a, 1.0),
+        2 => (a, b, 1.0),
+        _ => (a, b, c),
     };
     if step.fract() != 0.0 {
         return Err(Error::new(
