@@ -544,3 +544,123 @@ fn parsed_sources_round_trip() {
         assert_eq!(first, again, "{s} printed as {}", print(&first));
     }
 }
+
+/// Fragments of XPR text; random sequences of them reach most grammar
+/// states, valid or not.
+const FRAGMENTS: &[&str] = &[
+    "a",
+    "b",
+    "x",
+    "1",
+    "2.5",
+    "1e3",
+    "\"s\"",
+    "'t'",
+    "true",
+    "null",
+    "let",
+    " ",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "**",
+    "==",
+    "!=",
+    "<",
+    ">=",
+    "&&",
+    "||",
+    "!",
+    "??",
+    "?.",
+    "?",
+    ":",
+    "|>",
+    "=>",
+    "...",
+    "=",
+    ",",
+    ";",
+    ".",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "`",
+    "${",
+    "/a/",
+    "/[/]/i",
+    "`t${",
+    "}`",
+    "x => ",
+    "(a, b) => ",
+    "let x = 1; ",
+    "let {a} = o; ",
+    "f(",
+    "😀",
+    "\\",
+    "@",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Any text parses or fails with a positioned error, never panics; what
+    /// parses prints back to the same tree.
+    #[test]
+    fn token_soup_parses_or_fails_cleanly(parts in prop::collection::vec(prop::sample::select(FRAGMENTS), 0..24)) {
+        let src = parts.concat();
+        match parse(&src) {
+            Ok(mut tree) => {
+                let text = print(&tree);
+                let mut back = parse_with(&text, &roomy())
+                    .map_err(|e| TestCaseError::fail(format!("{src} printed as {text}: {e}")))?;
+                erase(&mut tree);
+                erase(&mut back);
+                prop_assert_eq!(back, tree, "{} printed as {}", src, text);
+            }
+            Err(e) => {
+                prop_assert!(e.span.start as usize <= src.chars().count(), "{}: {}", src, e);
+                prop_assert!(!e.message.is_empty());
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// Near-valid text: a printed tree with a few characters replaced by a
+    /// fragment. Parses or fails cleanly; what parses round-trips.
+    #[test]
+    fn mutated_sources_parse_or_fail_cleanly(
+        tree in expr(),
+        at in any::<prop::sample::Index>(),
+        cut in 0usize..3,
+        frag in prop::sample::select(FRAGMENTS),
+    ) {
+        let chars: Vec<char> = print(&tree).chars().collect();
+        let i = at.index(chars.len() + 1);
+        let mut src: String = chars.iter().take(i).collect();
+        src.push_str(frag);
+        src.extend(chars.iter().skip(i + cut));
+        match parse_with(&src, &roomy()) {
+            Ok(mut tree) => {
+                let text = print(&tree);
+                let mut back = parse_with(&text, &roomy())
+                    .map_err(|e| TestCaseError::fail(format!("{src} printed as {text}: {e}")))?;
+                erase(&mut tree);
+                erase(&mut back);
+                prop_assert_eq!(back, tree, "{} printed as {}", src, text);
+            }
+            Err(e) => {
+                prop_assert!(e.span.start as usize <= src.chars().count(), "{}: {}", src, e);
+                prop_assert!(!e.message.is_empty());
+            }
+        }
+    }
+}
