@@ -73,10 +73,13 @@ impl NumberBuf {
             // Exact: integral and far inside i64; -0 becomes 0, as in JavaScript.
             let negative = n < 0.0;
             let mut m = n.abs() as u64;
+            // At most 16 bytes are written (15 digits and a sign) into 20.
             let mut i = self.digits.len();
             loop {
                 i -= 1;
-                self.digits[i] = b'0' + (m % 10) as u8;
+                if let Some(d) = self.digits.get_mut(i) {
+                    *d = b'0' + (m % 10) as u8;
+                }
                 m /= 10;
                 if m == 0 {
                     break;
@@ -84,10 +87,12 @@ impl NumberBuf {
             }
             if negative {
                 i -= 1;
-                self.digits[i] = b'-';
+                if let Some(d) = self.digits.get_mut(i) {
+                    *d = b'-';
+                }
             }
-            // At most 16 bytes were written: 15 digits and a sign.
-            return std::str::from_utf8(&self.digits[i..]).unwrap_or("0");
+            let text = self.digits.get(i..).unwrap_or_default();
+            return std::str::from_utf8(text).unwrap_or("0");
         }
         self.ryu.format(n)
     }
@@ -408,12 +413,12 @@ fn close(out: &mut impl Sink, mode: Mode, bracket: char, depth: usize) {
 }
 
 fn newline_indent(out: &mut impl Sink, depth: usize) {
-    const SPACES: &str = "\n                                ";
+    const SPACES: &str = "                                ";
+    out.put_char('\n');
     let mut remaining = depth * 2;
-    out.put(&SPACES[..1]);
     while remaining > 0 {
-        let n = remaining.min(SPACES.len() - 1);
-        out.put(&SPACES[1..=n]);
+        let n = remaining.min(SPACES.len());
+        out.put(SPACES.get(..n).unwrap_or_default());
         remaining -= n;
     }
 }
@@ -437,18 +442,11 @@ fn write_json_string(s: &str, out: &mut impl Sink) {
         // `i` is at an ASCII byte, hence at a character boundary.
         out.put(s.get(start..i).unwrap_or_default());
         if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            let code = [
-                '\\',
-                'u',
-                '0',
-                '0',
-                char::from(HEX[usize::from(b >> 4)]),
-                char::from(HEX[usize::from(b & 0xf)]),
-            ];
-            for c in code {
-                out.put_char(c);
-            }
+            // b < 0x20: "\u00" and two lower-case hex digits.
+            let hex = |d: u8| char::from_digit(u32::from(d), 16).unwrap_or('0');
+            out.put("\\u00");
+            out.put_char(hex(b >> 4));
+            out.put_char(hex(b & 0xf));
         } else {
             out.put(escape);
         }
