@@ -413,6 +413,31 @@ fn run_jobs_keep_input_order() {
 }
 
 #[test]
+fn run_streams_results_before_the_input_ends() {
+    // Like `tail -f | xpr run`: each answer must come out while stdin is still open.
+    for jobs in ["1", "2"] {
+        let mut child = xpr()
+            .args(["run", "a * 2", "--jobs", jobs])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        for a in [1, 2, 3] {
+            writeln!(stdin, "{{\"a\": {a}}}").expect("write");
+            stdin.flush().expect("flush");
+            let mut line = String::new();
+            std::io::BufRead::read_line(&mut reader, &mut line).expect("read");
+            assert_eq!(line, format!("{}\n", a * 2), "jobs {jobs}");
+        }
+        drop(stdin);
+        assert!(child.wait().expect("wait").success());
+    }
+}
+
+#[test]
 fn run_json_array_input() {
     let input = "[\n  {\"a\": 1, \"tags\": [\"x\", \"y\"]},\n  {\"a\": 2,\n   \"tags\": []},\n  {\"a\": 3, \"s\": \"] , [\"}\n]\n";
     let file = temp_file("array.json", input.as_bytes());

@@ -186,6 +186,16 @@ impl Sink<'_> {
         !self.stopped
     }
 
+    /// Hands over a partial chunk when the reader's buffer is spent, so a
+    /// slow stream (`tail -f`) gets its results without waiting for a full
+    /// chunk; on files this only cuts chunks at buffer boundaries.
+    fn flush_before_refill<R>(&mut self, reader: &BufReader<R>) -> bool {
+        if reader.buffer().is_empty() && !self.chunk.records.is_empty() {
+            return self.hand_over();
+        }
+        !self.stopped
+    }
+
     fn finish(mut self) -> bool {
         if self.chunk.records.is_empty() {
             return !self.stopped;
@@ -242,7 +252,7 @@ pub fn read_line_capped(
     }
 }
 
-fn read_ndjson(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) {
+fn read_ndjson<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut Sink<'_>) {
     let mut line = 0u64;
     loop {
         line += 1;
@@ -278,6 +288,9 @@ fn read_ndjson(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>)
             line,
             problem,
         }) {
+            return;
+        }
+        if !sink.flush_before_refill(&reader) {
             return;
         }
     }
@@ -403,7 +416,7 @@ impl Scanner {
     }
 }
 
-fn read_array(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) {
+fn read_array<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut Sink<'_>) {
     let mut s = Scanner {
         state: State::Start,
         depth: 0,
@@ -490,6 +503,9 @@ fn read_array(mut reader: impl BufRead, max_record: usize, sink: &mut Sink<'_>) 
             }
         }
         reader.consume(n);
+        if !sink.flush_before_refill(&reader) {
+            return;
+        }
     }
     match s.state {
         State::Start | State::AfterArray => {}

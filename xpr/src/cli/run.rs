@@ -228,7 +228,11 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn take(&mut self, o: Outcome) -> Result<(), Exit> {
-        self.out.write_all(&o.out).map_err(Exit::from_stdout)?;
+        // Flushed per chunk: a slow input stream gets its results promptly.
+        self.out
+            .write_all(&o.out)
+            .and_then(|()| self.out.flush())
+            .map_err(Exit::from_stdout)?;
         self.records += o.records;
         self.outputs += o.outputs;
         self.errors += o.errors;
