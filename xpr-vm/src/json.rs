@@ -461,7 +461,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Key;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
-        deserializer.deserialize_str(self)
+        deserializer.deserialize_any(self)
     }
 }
 
@@ -478,6 +478,28 @@ impl Visitor<'_> for KeySeed {
 
     fn visit_string<E: de::Error>(self, s: String) -> Result<Key, E> {
         Ok(Arc::from(s))
+    }
+
+    /// Formats whose keys may be scalars (YAML `1: x`): the key is the
+    /// scalar's display text, as `fromEntries` makes it.
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Key, E> {
+        Ok(Arc::from(if b { "true" } else { "false" }))
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Key, E> {
+        Ok(Arc::from(crate::format::number_to_string(n as f64)))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Key, E> {
+        Ok(Arc::from(crate::format::number_to_string(n as f64)))
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Key, E> {
+        Ok(Arc::from(crate::format::number_to_string(n)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Key, E> {
+        Ok(Arc::from("null"))
     }
 }
 
@@ -604,6 +626,17 @@ mod tests {
             )
             .unwrap()
         );
+    }
+
+    #[test]
+    fn scalar_keys_of_other_formats_become_their_text() {
+        use serde::de::value::{Error as DeError, MapDeserializer};
+        let entries = vec![(1u64, "one"), (25u64, "twenty-five")];
+        let de = MapDeserializer::<_, DeError>::new(entries.into_iter());
+        let v = <Value as serde::Deserialize>::deserialize(de).unwrap();
+        let o = v.as_object().unwrap();
+        assert_eq!(o.get("1"), Some(&Value::from("one")));
+        assert_eq!(o.get("25"), Some(&Value::from("twenty-five")));
     }
 
     #[test]
