@@ -557,12 +557,21 @@ impl Compiler<'_> {
                 if is_restricted(&property.name) {
                     return Err(restricted(&property.name, property.span));
                 }
+                let field_span = ast::Span::new(property.span.start, at.end);
+                if let (ExprKind::Ident(name), false, false) =
+                    (&object.kind, *optional, property.name == "length")
+                    && let Some(Var::Local(slot)) = self.resolve(name)
+                {
+                    // Superinstruction: a local's field, the local not copied.
+                    let key = self.key(&property.name, property.span)?;
+                    self.emit(Op::GetLocalField { slot, key }, field_span);
+                    return Ok(());
+                }
                 self.spine(object)?;
                 if *optional {
                     self.optional_jump(at);
                 }
                 let k = self.key(&property.name, property.span)?;
-                let field_span = ast::Span::new(property.span.start, at.end);
                 if property.name == "length" {
                     self.emit(Op::GetLength(k), field_span);
                 } else {

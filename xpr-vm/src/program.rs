@@ -53,6 +53,14 @@ pub enum Op {
     /// `obj => obj.keys[i]`: an object's field or null; error on null;
     /// null for any other value.
     GetField(u32),
+    /// `=> locals[slot].keys[key]`: [`Op::LoadLocal`] then [`Op::GetField`]
+    /// in one instruction, without reference-counting the local.
+    GetLocalField {
+        /// The local slot holding the object.
+        slot: u16,
+        /// Index into the property names.
+        key: u32,
+    },
     /// `obj => obj.length`: the length of an array, the length in characters
     /// of a string, the field `keys[i]` (`"length"`) of an object.
     GetLength(u32),
@@ -349,6 +357,9 @@ impl Program {
                         (c as usize) < parts.constants.len()
                     }
                     Op::LoadLocal(s) | Op::StoreLocal(s) => (s as usize) < slots,
+                    Op::GetLocalField { slot, key } => {
+                        (slot as usize) < slots && (key as usize) < parts.keys.len()
+                    }
                     Op::LoadGlobal(g) => (g as usize) < parts.globals.len(),
                     Op::GetField(k) | Op::GetLength(k) | Op::PatternField(k) => {
                         (k as usize) < parts.keys.len()
@@ -475,6 +486,10 @@ impl Program {
                 if let Some(v) = p.constants.get(constant as usize) {
                     show_value(v, &mut s);
                 }
+            }
+            Op::GetLocalField { slot, key } => {
+                let name = p.keys.get(key as usize).map_or("?", |k| &**k);
+                let _ = write!(s, "{slot}  {key}  {name:?}");
             }
             Op::Int(n) => {
                 let _ = write!(s, "{n}");

@@ -494,6 +494,15 @@ impl Exec<'_> {
                         };
                         *top = v;
                     }
+                    Op::GetLocalField { slot, key } => {
+                        let key = parts.keys.get(key as usize).map_or("", |k| &**k);
+                        let v = match self.vm.stack.get(base + slot as usize).unwrap_or(&NULL) {
+                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            Value::Null => tri!(Err(null_property(key))),
+                            _ => Value::Null,
+                        };
+                        self.vm.stack.push(v);
+                    }
                     Op::GetLength(k) => {
                         let key = parts.keys.get(k as usize).map_or("", |k| &**k);
                         let top = self.vm.top();
