@@ -461,3 +461,34 @@ fn spans() {
     let e = parse("x => x").unwrap();
     assert_eq!(e.span, Span::new(0, 6));
 }
+
+#[test]
+fn errors_list_the_expected_tokens() {
+    let e = parse("f(1").unwrap_err();
+    assert_eq!(e.message, "Unmatched '('");
+    assert!(e.expected.iter().any(|t| t == ")"), "{:?}", e.expected);
+    assert!(e.expected.iter().any(|t| t == ","), "{:?}", e.expected);
+    let e = parse("let x 1; x").unwrap_err();
+    assert_eq!(e.expected, vec!["=".to_string()]);
+    let e = parse("1 +").unwrap_err();
+    for t in [
+        "number",
+        "identifier",
+        "(",
+        "[",
+        "{",
+        "-",
+        "!",
+        "let",
+        "template",
+        "regex",
+    ] {
+        assert!(
+            e.expected.iter().any(|x| x == t),
+            "{t} missing from {:?}",
+            e.expected
+        );
+    }
+    assert!(!e.expected.iter().any(|x| x == ")"), "{:?}", e.expected);
+    assert!(parse("@").unwrap_err().expected.is_empty());
+}
