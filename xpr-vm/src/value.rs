@@ -70,6 +70,7 @@ pub struct Regex {
     flags: String,
     compiled: regex::Regex,
     scan_cost: u32,
+    rescans: bool,
 }
 
 impl Value {
@@ -297,6 +298,7 @@ impl Regex {
             flags: flags.into(),
             compiled,
             scan_cost: 1,
+            rescans: false,
         }
     }
 
@@ -311,6 +313,21 @@ impl Regex {
     /// a pattern whose automaton is large (see `stdlib::regex::compile`).
     pub fn scan_cost(&self) -> u32 {
         self.scan_cost
+    }
+
+    /// Marks a pattern whose searches may read far past the match they
+    /// return (a preferred alternative that fails late, as in `\w*b|a`), so
+    /// that iterating over all matches may re-read the rest of the haystack
+    /// for each one; such searches are charged for the rest of the haystack.
+    pub fn with_rescans(mut self, rescans: bool) -> Self {
+        self.rescans = rescans;
+        self
+    }
+
+    /// Whether each search may read to the end of the haystack (see
+    /// [`Regex::with_rescans`]).
+    pub fn rescans(&self) -> bool {
+        self.rescans
     }
 
     /// The pattern as written between the slashes.

@@ -126,10 +126,9 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
         .build()
         .map_err(|e| invalid(crate_error_detail(&e)))?;
     let cost = 1 + translated.size / STATES_PER_COST;
-    Ok(
-        Regex::new(pattern, flags, compiled)
-            .with_scan_cost(u32::try_from(cost).unwrap_or(u32::MAX)),
-    )
+    Ok(Regex::new(pattern, flags, compiled)
+        .with_scan_cost(u32::try_from(cost).unwrap_or(u32::MAX))
+        .with_rescans(translated.rescans))
 }
 
 /// The one-line reason of a `regex` crate error (its syntax errors are
@@ -369,15 +368,45 @@ struct Translated {
     /// Estimated automaton states: atoms weighted by kind, counted
     /// repetitions expanded (`a{500}` is 500).
     size: u64,
+    /// Whether a search may read far past the match it returns: some
+    /// unbounded loop followed by more pattern (which may fail late) sits in
+    /// a construct with a lower-priority fallback: a branch before another
+    /// (`\w*b|a`) or a group under a non-exact quantifier (`a(\w*b)?`).
+    rescans: bool,
 }
 
 /// One open group (or the whole pattern) during translation.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Frame {
     /// The largest product of counted repetitions inside it.
     product: u64,
     /// Estimated states inside it.
     size: u64,
+    /// The current branch has an unbounded loop followed by more pattern.
+    loop_then_more: bool,
+    /// The current branch has an unbounded loop not yet followed by more.
+    open_loop: bool,
+    /// `loop_then_more` of an earlier branch.
+    any_loop_then_more: bool,
+    /// `open_loop` of an earlier branch.
+    any_open_loop: bool,
+}
+
+impl Frame {
+    fn new() -> Self {
+        Frame {
+            product: 1,
+            ..Frame::default()
+        }
+    }
+
+    /// Something that must match comes next in the current branch.
+    fn more(&mut self) {
+        if self.open_loop {
+            self.loop_then_more = true;
+            self.open_loop = false;
+        }
+    }
 }
 
 /// The last complete atom (a repetition operator may follow).
@@ -385,10 +414,16 @@ struct Frame {
 struct Atom {
     product: u64,
     size: u64,
+    /// A group containing an unbounded loop followed by more pattern.
+    loop_then_more: bool,
 }
 
 const fn atom(size: u64) -> Option<Atom> {
-    Some(Atom { product: 1, size })
+    Some(Atom {
+        product: 1,
+        size,
+        loop_then_more: false,
+    })
 }
 
 /// Translates an RE2 pattern into the `regex` crate's syntax (see the module
@@ -396,12 +431,10 @@ const fn atom(size: u64) -> Option<Atom> {
 fn translate(pattern: &str) -> Result<Translated, String> {
     let cs: Vec<char> = pattern.chars().collect();
     let mut out = String::with_capacity(pattern.len() + 16);
-    let mut frames = vec![Frame {
-        product: 1,
-        size: 0,
-    }];
+    let mut frames = vec![Frame::new()];
     let mut last_atom: Option<Atom> = None;
     let mut last_repeat = false;
+    let mut rescans = false;
     let mut i = 0;
     while let Some(&c) = cs.get(i) {
         let next = cs.get(i + 1).copied();
@@ -418,6 +451,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     i += 1;
                     if let Some(f) = frames.last_mut() {
                         f.size = f.size.saturating_add(LITERAL_SIZE);
+                        f.more();
                     }
                     last_atom = atom(LITERAL_SIZE);
                 }
@@ -450,10 +484,10 @@ fn translate(pattern: &str) -> Result<Translated, String> {
             '(' => {
                 let (n, opens) = translate_group_open(&cs, i, &mut out)?;
                 if opens {
-                    frames.push(Frame {
-                        product: 1,
-                        size: 0,
-                    });
+                    if let Some(f) = frames.last_mut() {
+                        f.more();
+                    }
+                    frames.push(Frame::new());
                 }
                 i += n;
                 last_atom = None;
@@ -463,23 +497,33 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                 if frames.len() < 2 {
                     return Err("unopened group: unmatched ')'".to_string());
                 }
-                let inner = frames.pop().unwrap_or(Frame {
-                    product: 1,
-                    size: 0,
-                });
+                let inner = frames.pop().unwrap_or_default();
+                let inner_ltm = inner.any_loop_then_more || inner.loop_then_more;
                 if let Some(top) = frames.last_mut() {
                     top.product = top.product.max(inner.product);
                     top.size = top.size.saturating_add(inner.size);
+                    top.loop_then_more |= inner_ltm;
+                    // A loop ending the group is followed by what follows it.
+                    top.open_loop |= inner.any_open_loop || inner.open_loop;
                 }
                 last_atom = Some(Atom {
                     product: inner.product,
                     size: inner.size,
+                    loop_then_more: inner_ltm,
                 });
                 out.push(')');
                 i += 1;
                 last_repeat = false;
             }
             '|' => {
+                if let Some(f) = frames.last_mut() {
+                    // A branch with a lower-priority branch after it.
+                    rescans |= f.loop_then_more;
+                    f.any_loop_then_more |= f.loop_then_more;
+                    f.any_open_loop |= f.open_loop;
+                    f.loop_then_more = false;
+                    f.open_loop = false;
+                }
                 out.push('|');
                 i += 1;
                 last_atom = None;
@@ -488,6 +532,13 @@ fn translate(pattern: &str) -> Result<Translated, String> {
             '*' | '+' | '?' => {
                 if last_repeat {
                     return Err(format!("bad repetition operator: stacked '{c}'"));
+                }
+                // Every operator here leaves a fallback (fewer iterations).
+                rescans |= last_atom.is_some_and(|a| a.loop_then_more);
+                if c != '?'
+                    && let Some(f) = frames.last_mut()
+                {
+                    f.open_loop = true;
                 }
                 out.push(c);
                 i += 1;
@@ -514,6 +565,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     let last = last_atom.unwrap_or(Atom {
                         product: 1,
                         size: 0,
+                        loop_then_more: false,
                     });
                     let product = last.product.saturating_mul(top.max(1));
                     if product > u64::from(MAX_REPEAT) {
@@ -521,12 +573,16 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                             "bad repetition operator: nested repetition counts exceed {MAX_REPEAT}"
                         ));
                     }
+                    rescans |= last.loop_then_more && max != Some(min);
                     if let Some(f) = frames.last_mut() {
                         f.product = f.product.max(product);
                         // The atom is already counted once; add the other copies.
                         f.size = f
                             .size
                             .saturating_add(last.size.saturating_mul(top.max(1) - 1));
+                        if max.is_none() {
+                            f.open_loop = true;
+                        }
                     }
                     cs.iter().skip(i).take(n).for_each(|&ch| out.push(ch));
                     i += n;
@@ -561,6 +617,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
         if let Some(a) = new_atom {
             if let Some(f) = frames.last_mut() {
                 f.size = f.size.saturating_add(a.size);
+                f.more();
             }
             last_atom = Some(a);
             last_repeat = false;
@@ -569,7 +626,11 @@ fn translate(pattern: &str) -> Result<Translated, String> {
     let size = frames
         .iter()
         .fold(0u64, |acc, f| acc.saturating_add(f.size));
-    Ok(Translated { pattern: out, size })
+    Ok(Translated {
+        pattern: out,
+        size,
+        rescans,
+    })
 }
 
 /// Translates a group opener at `cs[i] == '('`.
@@ -637,6 +698,21 @@ fn translate_group_open(cs: &[char], i: usize, out: &mut String) -> Result<(usiz
 /// have to step through every state for each byte.
 pub fn scan_fuel(re: &Regex, s: &str) -> u64 {
     1 + (s.len() as u64 / SCAN_BYTES_PER_FUEL).saturating_mul(u64::from(re.scan_cost()))
+}
+
+/// Extra fuel for a search of `s` from byte `pos` after the first search
+/// (which [`scan_fuel`] paid for): the rest of the haystack,
+/// `(bytes - pos) / 16 * scan_cost`, when the regex [`Regex::rescans`]
+/// (its searches may read far past the match they return, so iterating
+/// over matches can read the haystack once per match); otherwise 0, since
+/// successive searches then read each byte a bounded number of times.
+pub fn rescan_fuel(re: &Regex, s: &str, pos: usize) -> u64 {
+    if re.rescans() && pos > 0 {
+        (s.len().saturating_sub(pos) as u64 / SCAN_BYTES_PER_FUEL)
+            .saturating_mul(u64::from(re.scan_cost()))
+    } else {
+        0
+    }
 }
 
 /// Charges [`scan_fuel`] for scanning `s` with `re`.
@@ -719,15 +795,17 @@ fn js_matches<'r, 's>(re: &'r Regex, s: &'s str) -> JsMatches<'r, 's> {
 /// All non-overlapping matches of `re` in `s`, left to right, as
 /// JavaScript's `matchAll` finds them (an empty match right after a
 /// non-empty one is reported: `a*` in `"baaa"` gives `""`, `"aaa"`, `""`).
-/// Charges nothing: bounded by `s.len() + 1` matches; metered callers use
-/// [`match_all_values`].
+/// Charges nothing: at most `s.len() + 1` matches, but for a regex that
+/// [`Regex::rescans`] the time can grow with the square of `s.len()`;
+/// metered callers use [`match_all_values`].
 pub fn all_matches<'a>(re: &Regex, s: &'a str) -> Vec<&'a str> {
     js_matches(re, s).map(|m| m.as_str()).collect()
 }
 
 /// All non-overlapping matches of `re` in `s` as an array value of strings.
-/// Charges [`scan_fuel`], one fuel per match plus its bytes / 16, and memory
-/// for the array header, each slot and each string before it is built.
+/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
+/// per match plus its bytes / 16, and memory for the array header, each
+/// slot and each string before it is built.
 ///
 /// # Errors
 /// Fuel or memory errors.
@@ -735,7 +813,12 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
     charge_scan(rt, re, s)?;
     rt.alloc(HEADER_BYTES)?;
     let mut items = Vec::new();
-    for m in js_matches(re, s) {
+    let mut it = js_matches(re, s);
+    loop {
+        if let Some(pos) = it.pos {
+            rt.fuel(rescan_fuel(re, s, pos))?;
+        }
+        let Some(m) = it.next() else { break };
         let len = m.len() as u64;
         rt.fuel(1 + len / SCAN_BYTES_PER_FUEL)?;
         rt.alloc(SLOT_BYTES + len)?;
@@ -818,8 +901,9 @@ fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Err
 /// substituted JavaScript-style (see `parse_template`: `$n`, `$nn`, `$&`,
 /// `$$`; anything else literal; a group that did not participate gives "").
 ///
-/// Charges [`scan_fuel`], one fuel per match, and, for every piece of the
-/// result, its bytes of memory (before appending) and bytes / 16 fuel.
+/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
+/// per match, and, for every piece of the result, its bytes of memory
+/// (before appending) and bytes / 16 fuel.
 ///
 /// # Errors
 /// Fuel or memory errors.
@@ -841,6 +925,7 @@ pub fn replace_all(
     let mut locs = compiled.capture_locations();
     let mut pos = Some(0);
     while let Some(at) = pos {
+        rt.fuel(rescan_fuel(re, s, at))?;
         let found = if needs_groups {
             compiled.captures_read_at(&mut locs, s, at)
         } else {
@@ -878,8 +963,9 @@ pub fn replace_all(
 /// after the piece before it (`null` for a group that did not participate);
 /// `""` gives `[]` when the regex matches the empty string, else `[""]`.
 ///
-/// Charges [`scan_fuel`], one fuel per separator, memory for the array
-/// header, each slot and each string before it is built.
+/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
+/// per separator, memory for the array header, each slot and each string
+/// before it is built.
 ///
 /// # Errors
 /// Fuel or memory errors.
@@ -905,6 +991,7 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
     let mut p = 0; // end of the last separator
     let mut q = 0; // where to search next
     while q < s.len() {
+        rt.fuel(rescan_fuel(re, s, q))?;
         let Some(m) = compiled.captures_read_at(&mut locs, s, q) else {
             break;
         };
@@ -1480,6 +1567,75 @@ mod tests {
         match match_all_values(&mut tight, &re("a"), &hay) {
             Err(e) => assert_eq!(e.kind(), ErrorKind::Fuel),
             Ok(_) => panic!("fuel not charged"),
+        }
+    }
+
+    #[test]
+    fn rescanning_patterns_detected() {
+        for p in [
+            r"\w*b|a",
+            r"a.*b|a",
+            r"(\w+)@(\w+)\.com|x",
+            r"a(?:\w*b)?",
+            r"a(?:\w*b)*",
+            r"a(?:\w*b)+",
+            r"a(?:\w*b){0,3}",
+            r"(?:a\w*)b|c",
+            r"(?:\w*b|a)c",
+            r"a(?:x|\w{2,}b)?",
+        ] {
+            assert!(re(p).rescans(), "{p}");
+        }
+        for p in [
+            r"\d+",
+            r"\d+(\.\d+)?",
+            r"https?://\S+",
+            r"\s*,\s*",
+            r"<.*?>",
+            r"a|\w*b",
+            r"a\w*|b",
+            r"^(a|a)*$",
+            r"(\d+)-(\d+)",
+            r"(?:\w*b){2}",
+            r"[a-z]+@[a-z]+\.[a-z]{2,}",
+        ] {
+            assert!(!re(p).rescans(), "{p}");
+        }
+    }
+
+    #[test]
+    fn rescanning_is_charged_per_search() {
+        let hay = "a".repeat(1_600);
+        let r = re(r"\w*b|a");
+        // 1,600 matches, each search paying for the rest of the haystack.
+        let mut rt = TestRuntime::default();
+        let got = match_all_values(&mut rt, &r, &hay).ok();
+        assert_eq!(
+            got.as_ref().and_then(|v| v.as_array()).map(|a| a.len()),
+            Some(1_600)
+        );
+        let rest: u64 = (1..1_600u64).map(|p| (1_600 - p) / 16).sum();
+        assert_eq!(rt.fuel_used, scan_fuel(&r, &hay) + rest + 1_600);
+        // The same matches without the risky branch cost linear fuel.
+        let mut plain = TestRuntime::default();
+        assert!(match_all_values(&mut plain, &re("a"), &hay).is_ok());
+        assert_eq!(plain.fuel_used, 1 + 100 + 1_600);
+        // Under a budget, a long haystack stops with a fuel error.
+        let long = "a".repeat(200_000);
+        for f in [0, 1, 2] {
+            let mut tight = TestRuntime {
+                fuel_limit: Some(1_000_000),
+                ..TestRuntime::default()
+            };
+            let result = match f {
+                0 => match_all_values(&mut tight, &r, &long).map(|_| ()),
+                1 => replace_all(&mut tight, &r, &long, "x").map(|_| ()),
+                _ => split(&mut tight, &re(r"\w*b|a"), &long).map(|_| ()),
+            };
+            match result {
+                Err(e) => assert_eq!(e.kind(), ErrorKind::Fuel),
+                Ok(()) => panic!("case {f}: quadratic work charged linear fuel"),
+            }
         }
     }
 
