@@ -60,6 +60,15 @@ fn deep_values_hit_the_value_depth_limit() {
         Vm::new().run(&program, &map, &opts()).unwrap_err()
     });
     assert_eq!(e.kind(), ErrorKind::Depth, "{e}");
+    let program = compile("a").unwrap();
+    let mut deep = Value::Number(1.0);
+    for _ in 0..1001 {
+        deep = Value::array(vec![deep]);
+    }
+    let mut map = xpr_vm::Map::default();
+    map.insert("a".into(), deep);
+    let e = Vm::new().run(&program, &map, &opts()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Depth);
 }
 
 #[test]

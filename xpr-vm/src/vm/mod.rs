@@ -787,6 +787,12 @@ impl Exec<'_> {
             return Err(internal("no global"));
         };
         if let Some(v) = self.ctx.get(&global.name) {
+            // Host data nested deeper than the value-depth budget is refused
+            // when read, so no recursive operation (equality, conversion to
+            // text) ever walks it.
+            if v.depth() > self.vm.budget.value_depth {
+                return Err(Error::new(ErrorKind::Depth, "Value depth limit exceeded"));
+            }
             return Ok(v);
         }
         match &global.fallback {
@@ -1120,16 +1126,20 @@ impl Exec<'_> {
             (h.callback)(&mut meter, args)
         }));
         self.vm.leave();
+        // The host's own failure is reported first; budgets after.
+        let v = match r {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return Err(Error::new(ErrorKind::Host, e.0)),
+            Err(_) => {
+                return Err(Error::new(
+                    ErrorKind::Host,
+                    format!("host function '{}' panicked", h.name),
+                ));
+            }
+        };
         self.vm.fuel(meter.charged())?;
         self.vm.check_interrupts()?;
-        match r {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(Error::new(ErrorKind::Host, e.0)),
-            Err(_) => Err(Error::new(
-                ErrorKind::Host,
-                format!("host function '{}' panicked", h.name),
-            )),
-        }
+        Ok(v)
     }
 
     /// A method call with the receiver at stack position `pos`.
