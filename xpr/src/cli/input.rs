@@ -503,7 +503,9 @@ fn read_array<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut S
             }
         }
         reader.consume(n);
-        if !sink.flush_before_refill(&reader) {
+        // Only between elements: a partial element's bytes live in the chunk.
+        let between = !matches!(s.state, State::Element | State::Single);
+        if between && !sink.flush_before_refill(&reader) {
             return;
         }
     }
@@ -552,6 +554,58 @@ mod tests {
             true
         });
         out
+    }
+
+    /// A reader that hands out at most 3 bytes per read, like a slow pipe.
+    struct Trickle(io::Cursor<Vec<u8>>);
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(3);
+            self.0.read(buf.get_mut(..n).unwrap_or(&mut []))
+        }
+    }
+
+    fn split_trickle(
+        format: InputFormat,
+        text: &str,
+    ) -> (Vec<(u64, Result<String, Problem>)>, usize) {
+        let input = Input {
+            name: Arc::from("t"),
+            reader: Box::new(Trickle(io::Cursor::new(text.as_bytes().to_vec()))),
+        };
+        let mut out = Vec::new();
+        let mut chunks = 0;
+        read_all(vec![input], format, 1000, &mut |chunk| {
+            chunks += 1;
+            for r in &chunk.records {
+                let item = match &r.problem {
+                    Some(p) => Err(p.clone()),
+                    None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
+                };
+                out.push((r.line, item));
+            }
+            true
+        });
+        (out, chunks)
+    }
+
+    #[test]
+    fn slow_input_gives_the_same_records_in_smaller_chunks() {
+        let ndjson = "{\"a\": 1}\n{\"b\": [1, 2, 3]}\n\n{\"c\": \"x y z\"}\n";
+        let (got, chunks) = split_trickle(InputFormat::Ndjson, ndjson);
+        assert_eq!(got, split(InputFormat::Ndjson, ndjson, 1000));
+        assert_eq!(got.len(), 3);
+        assert!(chunks >= 2, "{chunks} chunks");
+        let array = "[ {\"a\": 1},\n {\"b\": [1, 2, 3], \"s\": \"] ,\"},\n 17 ]";
+        let (got, _) = split_trickle(InputFormat::Json, array);
+        assert_eq!(got, split(InputFormat::Json, array, 1000));
+        assert_eq!(got.len(), 3);
+        let single = "{\"a\":\n [1, 2]}";
+        assert_eq!(
+            split_trickle(InputFormat::Json, single).0,
+            vec![ok(1, "{\"a\":[1,2]}")]
+        );
     }
 
     fn ok(line: u64, s: &str) -> (u64, Result<String, Problem>) {

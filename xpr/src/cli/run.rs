@@ -320,9 +320,13 @@ fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
     }
     let bar = indicatif::ProgressBar::new_spinner();
     if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} {human_pos} records  {per_sec}  {elapsed}",
+        "{spinner} {human_pos} records  {rate} records/s  {elapsed}",
     ) {
-        bar.set_style(style);
+        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            // Nothing to do if the terminal write fails.
+            let _ = write!(w, "{}", indicatif::HumanCount(state.per_sec() as u64));
+        };
+        bar.set_style(style.with_key("rate", rate));
     }
     Some(bar)
 }
