@@ -537,7 +537,10 @@ fn read_array<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut S
 mod tests {
     use super::*;
 
-    fn split(format: InputFormat, text: &str, max: usize) -> Vec<(u64, Result<String, Problem>)> {
+    /// Each record's line and text (or problem).
+    type Split = Vec<(u64, Result<String, Problem>)>;
+
+    fn split(format: InputFormat, text: &str, max: usize) -> Split {
         let input = Input {
             name: Arc::from("t"),
             reader: Box::new(io::Cursor::new(text.as_bytes().to_vec())),
@@ -566,10 +569,7 @@ mod tests {
         }
     }
 
-    fn split_trickle(
-        format: InputFormat,
-        text: &str,
-    ) -> (Vec<(u64, Result<String, Problem>)>, usize) {
+    fn split_trickle(format: InputFormat, text: &str) -> (Split, usize) {
         let input = Input {
             name: Arc::from("t"),
             reader: Box::new(Trickle(io::Cursor::new(text.as_bytes().to_vec()))),
