@@ -43,7 +43,7 @@ impl fmt::Display for Arity {
 pub enum Function {
     /// An arrow function with the values it captured.
     Closure(Closure),
-    /// A built-in global function, by index into [`crate::stdlib::functions`].
+    /// A built-in global function, by id (see [`crate::stdlib::function_id`]).
     Builtin(u16),
     /// A function the embedder registered.
     Host(Arc<HostFunction>),
