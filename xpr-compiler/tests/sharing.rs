@@ -10,6 +10,7 @@ fn value_and_program_are_send_and_sync() {
     assert_send_sync::<Value>();
     assert_send_sync::<Program>();
     assert_send_sync::<xpr_vm::Error>();
+    assert_send_sync::<Vm>();
 }
 
 #[test]
