@@ -6,7 +6,8 @@
 //! with `cargo build -p xpr --bin xpr --message-format=json` (the cargo that
 //! runs the tests, same target directory, a no-op when up to date) and takes
 //! the executable path cargo reports. This needs no assumption about the
-//! target directory or profile, and the binary is never stale.
+//! target directory, and the binary is never stale (the profile follows this
+//! test's: `--release` when it runs from a `release` directory).
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -21,15 +22,23 @@ fn xpr_binary() -> PathBuf {
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    // Same profile as this test binary (target/<profile>/deps/batch-HASH).
+    let release = std::env::current_exe()
+        .ok()
+        .is_some_and(|p| p.components().any(|c| c.as_os_str() == "release"));
+    let mut args = vec![
+        "build",
+        "-p",
+        "xpr",
+        "--bin",
+        "xpr",
+        "--message-format=json",
+    ];
+    if release {
+        args.push("--release");
+    }
     let output = Command::new(cargo)
-        .args([
-            "build",
-            "-p",
-            "xpr",
-            "--bin",
-            "xpr",
-            "--message-format=json",
-        ])
+        .args(&args)
         .current_dir(&workspace)
         .stderr(Stdio::inherit())
         .output()
