@@ -243,6 +243,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     // Three rows of the dynamic programme: two back, previous, current.
+    // Every index below is at most b.len(), and each row has b.len() + 1 cells.
     let mut two_back: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur: Vec<usize> = vec![0; b.len() + 1];

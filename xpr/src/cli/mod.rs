@@ -70,7 +70,19 @@ impl Exit {
 
 /// `xpr`: run XPR expressions over JSON data, inside fuel, memory and time budgets.
 #[derive(Debug, Parser)]
-#[command(name = "xpr", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "xpr",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    after_help = "Examples:\n  \
+        xpr eval 'price * qty' --context '{\"price\": 2.5, \"qty\": 4}'\n  \
+        xpr run 'total > 500 && status == \"paid\"' --filter samples/orders.ndjson\n  \
+        xpr run '{id: id, city: shipping?.address?.city}' samples/orders.ndjson\n  \
+        xpr check 'totl > 100' --sample samples/orders.ndjson\n\n\
+        Exit status: 0 success, 1 expression error, 2 usage or input error. See docs/cli.md."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
