@@ -204,6 +204,9 @@ impl Sink<'_> {
     }
 }
 
+/// The UTF-8 byte order mark, skipped at the start of an input.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -266,6 +269,12 @@ fn read_ndjson<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut 
             }
         };
         let data = &sink.chunk.data;
+        // A UTF-8 byte order mark opening the input is not part of the record.
+        let start = if line == 1 && data.get(start..start + 3) == Some(BOM) {
+            start + 3
+        } else {
+            start
+        };
         let mut end = data.len();
         if end > start && data.get(end - 1) == Some(&b'\n') {
             end -= 1;
@@ -326,6 +335,8 @@ struct Scanner {
     last: u8,
     /// The last byte read was a newline.
     ended_line: bool,
+    /// Bytes of a leading byte order mark seen so far.
+    bom: usize,
 }
 
 fn scalar_byte(b: u8) -> bool {
@@ -429,6 +440,7 @@ fn read_array<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut S
         gap: false,
         last: 0,
         ended_line: false,
+        bom: 0,
     };
     loop {
         let available = match reader.fill_buf() {
@@ -449,7 +461,10 @@ fn read_array<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut S
             let data = &mut sink.chunk.data;
             match s.state {
                 State::Start => {
-                    if b == b'[' {
+                    if s.bom < BOM.len() && BOM.get(s.bom) == Some(&b) {
+                        // Part of a UTF-8 byte order mark opening the input.
+                        s.bom += 1;
+                    } else if b == b'[' {
                         s.state = State::BeforeElement { first: true };
                     } else if !is_ws(b) {
                         s.state = State::Single;
@@ -624,6 +639,15 @@ mod tests {
             vec![ok(1, "{\"a\":1}"), ok(4, "{\"b\": 2}"), ok(5, "[3]")]
         );
         assert!(split(InputFormat::Ndjson, "", 100).is_empty());
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let got = split(InputFormat::Ndjson, "\u{feff}{\"a\":1}\n\u{feff}2\n", 100);
+        // Only at the start of the input: the second one stays (and is invalid JSON).
+        assert_eq!(got, vec![ok(1, "{\"a\":1}"), ok(2, "\u{feff}2")]);
+        let got = split(InputFormat::Json, "\u{feff}[1, 2]", 100);
+        assert_eq!(got, vec![ok(1, "1"), ok(1, "2")]);
     }
 
     #[test]
