@@ -109,7 +109,11 @@ pub fn parse_suite(text: &str, path: &Path) -> Result<Suite, LoadError> {
     let err = |e: &dyn std::fmt::Display| LoadError(format!("{}: {e}", path.display()));
     let mut suite: Suite = serde_saphyr::from_str(text).map_err(|e| err(&e))?;
     let raw: serde_json::Value = serde_saphyr::from_str(text).map_err(|e| err(&e))?;
-    let raw_tests = raw.get("tests").and_then(|t| t.as_array()).cloned().unwrap_or_default();
+    let raw_tests = raw
+        .get("tests")
+        .and_then(|t| t.as_array())
+        .cloned()
+        .unwrap_or_default();
     for (case, raw_case) in suite.tests.iter_mut().zip(raw_tests) {
         case.expects_null = raw_case.get("expected").is_some_and(|v| v.is_null());
         let has_expected = case.expected.is_some() || case.expects_null;
@@ -129,8 +133,8 @@ pub fn parse_suite(text: &str, path: &Path) -> Result<Suite, LoadError> {
 /// # Errors
 /// When the directory or a file cannot be read or parsed.
 pub fn load_dir(dir: &Path) -> Result<Vec<Suite>, LoadError> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| LoadError(format!("{}: {e}", dir.display())))?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
@@ -151,7 +155,9 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Suite>, LoadError> {
 pub fn engine() -> xpr::Engine {
     let mut limits = xpr::Limits::default();
     limits.timeout = None;
-    xpr::Engine::new().with_limits(limits).with_seed(Some(0x5eed))
+    xpr::Engine::new()
+        .with_limits(limits)
+        .with_seed(Some(0x5eed))
 }
 
 /// Runs one case.
@@ -165,7 +171,9 @@ pub fn run_case(engine: &xpr::Engine, case: &Case) -> Outcome {
         .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
     let context = match xpr::Value::from_json(&context) {
         Ok(xpr::Value::Object(o)) => o,
-        Ok(other) => return Outcome::Failed(format!("context is a {}, not an object", other.type_name())),
+        Ok(other) => {
+            return Outcome::Failed(format!("context is a {}, not an object", other.type_name()));
+        }
         Err(e) => return Outcome::Failed(format!("context does not convert: {e}")),
     };
     let result = engine.eval(&case.expression, &*context);
@@ -179,7 +187,9 @@ pub fn run_case(engine: &xpr::Engine, case: &Case) -> Outcome {
             if message.contains(want.as_str()) {
                 Outcome::Passed
             } else {
-                Outcome::Failed(format!("expected an error containing {want:?}, got error {message:?}"))
+                Outcome::Failed(format!(
+                    "expected an error containing {want:?}, got error {message:?}"
+                ))
             }
         }
         (None, Err(e)) => Outcome::Failed(format!("unexpected error {:?}", e.to_string())),
@@ -232,7 +242,11 @@ pub fn report(results: &[CaseResult]) -> String {
     let mut out = String::new();
     for r in results {
         if let Outcome::Failed(why) = &r.outcome {
-            let _ = writeln!(out, "FAIL {} / {}\n  expression: {}\n  {why}", r.suite, r.name, r.expression);
+            let _ = writeln!(
+                out,
+                "FAIL {} / {}\n  expression: {}\n  {why}",
+                r.suite, r.name, r.expression
+            );
         }
     }
     let mut per_suite: BTreeMap<&str, Counts> = BTreeMap::new();
@@ -244,12 +258,24 @@ pub fn report(results: &[CaseResult]) -> String {
             Outcome::Failed(_) => c.failed += 1,
         }
     }
-    let _ = writeln!(out, "\n{:<28} {:>7} {:>7} {:>7}", "suite", "passed", "failed", "skipped");
+    let _ = writeln!(
+        out,
+        "\n{:<28} {:>7} {:>7} {:>7}",
+        "suite", "passed", "failed", "skipped"
+    );
     for (suite, c) in &per_suite {
-        let _ = writeln!(out, "{suite:<28} {:>7} {:>7} {:>7}", c.passed, c.failed, c.skipped);
+        let _ = writeln!(
+            out,
+            "{suite:<28} {:>7} {:>7} {:>7}",
+            c.passed, c.failed, c.skipped
+        );
     }
     let total = count(results);
-    let _ = writeln!(out, "\n{} passed, {} failed, {} skipped", total.passed, total.failed, total.skipped);
+    let _ = writeln!(
+        out,
+        "\n{} passed, {} failed, {} skipped",
+        total.passed, total.failed, total.skipped
+    );
     out
 }
 
@@ -292,7 +318,10 @@ pub fn known_failures(text: &str) -> BTreeMap<(String, String), String> {
         .filter_map(|l| {
             let (case, reason) = l.split_once('#').unwrap_or((l, ""));
             let (suite, name) = case.split_once(" / ")?;
-            Some(((suite.trim().to_string(), name.trim().to_string()), reason.trim().to_string()))
+            Some((
+                (suite.trim().to_string(), name.trim().to_string()),
+                reason.trim().to_string(),
+            ))
         })
         .collect()
 }
@@ -314,6 +343,26 @@ pub fn unexpected<'a>(
             failed.insert(key);
         }
     }
-    let fixed = known.keys().filter(|k| !failed.contains(*k)).cloned().collect();
+    let fixed = known
+        .keys()
+        .filter(|k| !failed.contains(*k))
+        .cloned()
+        .collect();
     (new_failures, fixed)
+}
+
+/// Writes every case's expression into `dir` (created if needed), one file
+/// a case named by its index: a seed corpus for the fuzz targets. Returns
+/// how many files were written.
+///
+/// # Errors
+/// When the directory or a file cannot be written.
+pub fn write_seeds(suites: &[Suite], dir: &Path) -> std::io::Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let mut n = 0;
+    for case in suites.iter().flat_map(|s| &s.tests) {
+        std::fs::write(dir.join(format!("case-{n:05}")), &case.expression)?;
+        n += 1;
+    }
+    Ok(n)
 }

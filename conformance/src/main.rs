@@ -3,13 +3,28 @@
 //! suite and extra cases from `../shared` when present), prints failures, a
 //! per-suite table and `N passed, M failed, K skipped`. Exits 1 on any failure
 //! not in `conformance/known-failures.txt`, or when a listed case passes.
+//!
+//! `conformance --seeds OUTDIR [DIR...]` instead writes every case's
+//! expression to a file in OUTDIR: the fuzzers' seed corpus.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
-    let dirs = if args.is_empty() { conformance::default_dirs() } else { args };
+    let mut args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
+    let seeds = match args.iter().position(|a| a.as_os_str() == "--seeds") {
+        Some(i) if i + 1 < args.len() => {
+            let dir = args.remove(i + 1);
+            args.remove(i);
+            Some(dir)
+        }
+        _ => None,
+    };
+    let dirs = if args.is_empty() {
+        conformance::default_dirs()
+    } else {
+        args
+    };
     let mut suites = Vec::new();
     for dir in &dirs {
         match conformance::load_dir(dir) {
@@ -20,9 +35,22 @@ fn main() -> ExitCode {
             }
         }
     }
+    if let Some(dir) = seeds {
+        return match conformance::write_seeds(&suites, &dir) {
+            Ok(n) => {
+                println!("wrote {n} seed expressions to {}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", dir.display());
+                ExitCode::from(2)
+            }
+        };
+    }
     let results = conformance::run_suites(&conformance::engine(), &suites);
     print!("{}", conformance::report(&results));
-    let known_text = std::fs::read_to_string(conformance::known_failures_path()).unwrap_or_default();
+    let known_text =
+        std::fs::read_to_string(conformance::known_failures_path()).unwrap_or_default();
     let known = conformance::known_failures(&known_text);
     let (new_failures, fixed) = conformance::unexpected(&results, &known);
     for (suite, name) in &fixed {

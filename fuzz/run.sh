@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS (default 60) each, seeded with the
+# expressions of all conformance suites. Needs cargo-fuzz; works on the
+# stable toolchain with `--sanitizer none` (the code has no unsafe).
+# Usage: fuzz/run.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds="${1:-60}"
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+  cargo install --locked cargo-fuzz
+fi
+seeds="corpus/seeds"
+(cd .. && cargo run -q -p conformance -- --seeds "fuzz/$seeds") || exit 1
+cargo fuzz build --sanitizer none
+for target in parse compile run; do
+  mkdir -p "corpus/$target"
+  if [ "$target" = run ]; then dirs=("corpus/$target"); else dirs=("corpus/$target" "$seeds"); fi
+  echo "== fuzz $target for ${seconds}s"
+  cargo fuzz run --sanitizer none "$target" "${dirs[@]}" -- \
+    -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -print_final_stats=1 2>&1 \
+    | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+== ERROR|SUMMARY|thread .* panicked)' || true
+  # A crash leaves an artifact and a non-zero exit above; fail loudly.
+  if compgen -G "artifacts/$target/*" >/dev/null; then
+    echo "fuzz target $target found a failure:"; ls "artifacts/$target"; exit 1
+  fi
+done
