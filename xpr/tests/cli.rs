@@ -255,6 +255,16 @@ fn seed_makes_random_reproducible() {
     let b = run(&["eval", "random()", "--seed", "42"]);
     assert_eq!(code(&a), 0, "{}", stderr(&a));
     assert_eq!(stdout(&a), stdout(&b));
+    // In run: a fresh seed per record unless --seed fixes it.
+    let input = b"{}\n{}\n{}\n{}\n";
+    let fresh = lines(&run_with(&["run", "random()", "-q"], input));
+    assert_eq!(fresh.len(), 4);
+    assert!(fresh.windows(2).all(|w| w[0] != w[1]), "{fresh:?}");
+    let fixed = run_with(&["run", "random()", "-q", "--seed", "7"], input);
+    assert_eq!(
+        fixed.stdout,
+        run_with(&["run", "random()", "-q", "--seed", "7"], input).stdout
+    );
 }
 
 // ---------------------------------------------------------------- run
