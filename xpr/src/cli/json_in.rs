@@ -18,13 +18,21 @@ const EXACT: u64 = 1 << 53;
 /// 2^64 as f64: larger integer literals arrive from serde_json as floats.
 const BEYOND_U64: f64 = 18_446_744_073_709_551_616.0;
 
-/// Conversion state: the number policy and what it counted.
+/// Object keys kept for reuse, at most this many...
+const INTERNED_KEYS: usize = 4096;
+/// ...each at most this long, in bytes.
+const INTERNED_KEY_BYTES: usize = 64;
+
+/// Conversion state: the number policy, what it counted, and the object
+/// keys seen so far (records of one stream repeat the same keys: reusing
+/// one shared string per key saves an allocation per key per record).
 #[derive(Debug, Default)]
 pub struct Conv {
     /// Reject integers beyond 2^53 instead of rounding them.
     pub strict: bool,
     /// Integers beyond 2^53 converted (and so rounded) so far.
     pub big_ints: u64,
+    keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
 }
 
 impl Conv {
@@ -32,8 +40,21 @@ impl Conv {
     pub fn new(strict: bool) -> Self {
         Conv {
             strict,
-            big_ints: 0,
+            ..Conv::default()
         }
+    }
+
+    /// The shared string for object key `s`; bounded in count and length,
+    /// so keys that are data (ids as keys) cannot grow it without limit.
+    fn key(&mut self, s: &str) -> Key {
+        if let Some(k) = self.keys.get(s) {
+            return k.clone();
+        }
+        let k = Key::from(s);
+        if s.len() <= INTERNED_KEY_BYTES && self.keys.len() < INTERNED_KEYS {
+            self.keys.insert(s.into(), k.clone());
+        }
+        k
     }
 
     fn big<E: de::Error>(&mut self, text: impl fmt::Display, n: f64) -> Result<Value, E> {
@@ -121,7 +142,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::default();
-        while let Some(key) = map.next_key_seed(KeySeed)? {
+        while let Some(key) = map.next_key_seed(KeySeed(&mut *self.0))? {
             let v = map.next_value_seed(ValueSeed(&mut *self.0))?;
             out.insert(key, v);
         }
@@ -129,18 +150,18 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     }
 }
 
-/// An object key as a shared string.
-struct KeySeed;
+/// An object key as a shared string, interned by the [`Conv`].
+struct KeySeed<'a>(&'a mut Conv);
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Key;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
-        d.deserialize_str(KeySeed)
+        d.deserialize_str(self)
     }
 }
 
-impl Visitor<'_> for KeySeed {
+impl Visitor<'_> for KeySeed<'_> {
     type Value = Key;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -148,7 +169,7 @@ impl Visitor<'_> for KeySeed {
     }
 
     fn visit_str<E>(self, s: &str) -> Result<Key, E> {
-        Ok(Key::from(s))
+        Ok(self.0.key(s))
     }
 }
 
@@ -373,6 +394,27 @@ mod tests {
         // Non-objects have no fields.
         assert!(parse_fields(b"[1, 2]", &wanted, &mut out, &mut conv).is_ok());
         assert!(out.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn repeated_keys_share_one_string_within_bounds() {
+        let mut conv = Conv::default();
+        let a = parse_value(br#"{"name": 1}"#, &mut conv);
+        let b = parse_value(br#"[{"name": 2}]"#, &mut conv);
+        let key = |v: &Value| v.as_object().and_then(|o| o.map().keys().next().cloned());
+        let ka = a.ok().as_ref().and_then(key);
+        let kb = b
+            .ok()
+            .as_ref()
+            .and_then(|v| v.as_array().and_then(|x| x.items().first().and_then(key)));
+        assert!(
+            matches!((&ka, &kb), (Some(x), Some(y)) if Key::ptr_eq(x, y)),
+            "{ka:?} {kb:?}"
+        );
+        for i in 0..INTERNED_KEYS + 10 {
+            let _ = parse_value(format!("{{\"k{i}\": 0}}").as_bytes(), &mut conv);
+        }
+        assert_eq!(conv.keys.len(), INTERNED_KEYS);
     }
 
     #[test]
