@@ -71,6 +71,12 @@ pub struct Closure {
     pub captures: Box<[Value]>,
 }
 
+impl Drop for Closure {
+    fn drop(&mut self) {
+        crate::value::drop_captures(&mut self.captures);
+    }
+}
+
 /// Fuel a host function reports for its own work, beyond the per-call default.
 #[derive(Debug, Default)]
 pub struct Meter {

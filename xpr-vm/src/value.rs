@@ -224,7 +224,7 @@ impl Array {
     /// The elements, by value (cloned only if the array is shared).
     pub fn into_items(self: Arc<Self>) -> Vec<Value> {
         match Arc::try_unwrap(self) {
-            Ok(a) => a.items,
+            Ok(mut a) => std::mem::take(&mut a.items),
             Err(shared) => shared.items.clone(),
         }
     }
@@ -283,16 +283,78 @@ impl Object {
     /// The map, by value (cloned only if the object is shared).
     pub fn into_map(self: Arc<Self>) -> Map {
         match Arc::try_unwrap(self) {
-            Ok(o) => o.map,
+            Ok(mut o) => std::mem::take(&mut o.map),
             Err(shared) => shared.map.clone(),
         }
+    }
+}
+
+/// Whether dropping `v` may recurse: it owns values of its own.
+#[inline]
+fn owns_values(v: &Value) -> bool {
+    matches!(v, Value::Array(_) | Value::Object(_) | Value::Function(_))
+}
+
+/// Drops values without recursion: the last owner of a nested array,
+/// object or closure hands its children to an explicit stack instead of
+/// dropping them in a nested call. Without this, a chain such as
+/// `range(100000).reduce((f, _) => x => f, null)` (closures capturing
+/// closures; no value depth limits it) would overflow the native stack when
+/// the result is dropped.
+pub(crate) fn drop_iteratively(mut stack: Vec<Value>) {
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                if let Some(mut a) = Arc::into_inner(a) {
+                    stack.append(&mut a.items);
+                }
+            }
+            Value::Object(o) => {
+                if let Some(mut o) = Arc::into_inner(o) {
+                    stack.extend(std::mem::take(&mut o.map).into_values());
+                }
+            }
+            Value::Function(f) => {
+                if let Some(Function::Closure(mut c)) = Arc::into_inner(f) {
+                    stack.extend(std::mem::take(&mut c.captures).into_vec());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        if self.items.iter().any(owns_values) {
+            drop_iteratively(std::mem::take(&mut self.items));
+        }
+    }
+}
+
+impl Drop for Object {
+    fn drop(&mut self) {
+        if self.map.values().any(owns_values) {
+            drop_iteratively(std::mem::take(&mut self.map).into_values().collect());
+        }
+    }
+}
+
+/// Drops a closure's captures without recursion (see [`drop_iteratively`]).
+pub(crate) fn drop_captures(captures: &mut Box<[Value]>) {
+    if captures.iter().any(owns_values) {
+        drop_iteratively(std::mem::take(captures).into_vec());
     }
 }
 
 impl Regex {
     /// A regex value from its source pattern, flags (subset of `ims`) and
     /// the compiled matcher (built by `stdlib::regex`).
-    pub fn new(pattern: impl Into<String>, flags: impl Into<String>, compiled: regex::Regex) -> Self {
+    pub fn new(
+        pattern: impl Into<String>,
+        flags: impl Into<String>,
+        compiled: regex::Regex,
+    ) -> Self {
         Regex {
             pattern: pattern.into(),
             flags: flags.into(),
@@ -363,7 +425,9 @@ impl PartialEq for Value {
             (Value::Object(a), Value::Object(b)) => {
                 Arc::ptr_eq(a, b)
                     || (a.map.len() == b.map.len()
-                        && a.map.iter().all(|(k, v)| b.map.get(k).is_some_and(|w| v == w)))
+                        && a.map
+                            .iter()
+                            .all(|(k, v)| b.map.get(k).is_some_and(|w| v == w)))
             }
             (Value::Regex(a), Value::Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
             (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
@@ -414,10 +478,42 @@ mod tests {
     }
 
     #[test]
+    fn dropping_deep_chains_does_not_recurse() {
+        let handle = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                let mut v = Value::Null;
+                for i in 0..200_000 {
+                    v = match i % 3 {
+                        0 => Value::array(vec![v]),
+                        1 => {
+                            let mut m = Map::default();
+                            m.insert("k".into(), v);
+                            Value::object(m)
+                        }
+                        _ => {
+                            Value::Function(Arc::new(Function::Closure(crate::function::Closure {
+                                program: crate::program::Program::default(),
+                                proto: 0,
+                                captures: vec![v].into_boxed_slice(),
+                            })))
+                        }
+                    };
+                }
+                drop(v);
+            })
+            .expect("spawn");
+        handle.join().expect("no stack overflow");
+    }
+
+    #[test]
     fn shared_structure_counts_logically() {
         let a = Value::array(vec![Value::from("abcd"); 10]);
         let pair = Value::array(vec![a.clone(), a.clone()]);
-        assert_eq!(pair.logical_size(), HEADER_BYTES + 2 * (SLOT_BYTES + a.logical_size()));
+        assert_eq!(
+            pair.logical_size(),
+            HEADER_BYTES + 2 * (SLOT_BYTES + a.logical_size())
+        );
         assert_eq!(pair.depth(), 2);
     }
 

@@ -48,12 +48,18 @@ fn assert_stops(src: &'static str, ctx: Value, limits: Limits, kinds: &'static [
         );
         (err.kind(), vm.fuel_used(), vm.peak_memory())
     });
-    assert!(kinds.contains(&kind), "{src}: got {kind:?}, expected one of {kinds:?}");
+    assert!(
+        kinds.contains(&kind),
+        "{src}: got {kind:?}, expected one of {kinds:?}"
+    );
     assert!(
         fuel <= SMALL_FUEL.max(10_000_000) + 1_000_000,
         "{src}: used {fuel} fuel units"
     );
-    assert!(peak <= SMALL_MEMORY.max(64 << 20), "{src}: counted {peak} bytes");
+    assert!(
+        peak <= SMALL_MEMORY.max(64 << 20),
+        "{src}: counted {peak} bytes"
+    );
 }
 
 fn empty() -> Value {
@@ -75,7 +81,12 @@ fn y_combinator_recursion_hits_the_call_depth() {
 
 #[test]
 fn recursion_through_map_callbacks_hits_the_call_depth() {
-    assert_stops("let f = g => [1].map(x => g(g)); f(f)", empty(), small_limits(), &[Depth]);
+    assert_stops(
+        "let f = g => [1].map(x => g(g)); f(f)",
+        empty(),
+        small_limits(),
+        &[Depth],
+    );
 }
 
 #[test]
@@ -86,7 +97,12 @@ fn recursion_through_sort_comparators_hits_the_call_depth() {
 
 #[test]
 fn repeat_of_a_billion_fails_before_allocating() {
-    assert_stops(r#""ab".repeat(2 ** 30)"#, empty(), small_limits(), &[Memory]);
+    assert_stops(
+        r#""ab".repeat(2 ** 30)"#,
+        empty(),
+        small_limits(),
+        &[Memory],
+    );
     assert_stops(r#""x".repeat(1e12)"#, empty(), Limits::default(), &[Memory]);
 }
 
@@ -107,13 +123,23 @@ fn huge_join_separator_fails() {
 
 #[test]
 fn huge_template_fails() {
-    assert_stops(r#"`${"x".repeat(1e8)}`"#, empty(), small_limits(), &[Memory]);
+    assert_stops(
+        r#"`${"x".repeat(1e8)}`"#,
+        empty(),
+        small_limits(),
+        &[Memory],
+    );
 }
 
 #[test]
 fn range_of_a_billion_fails_fast() {
     assert_stops("range(1e9)", empty(), small_limits(), &[Memory, Fuel]);
-    assert_stops("range(1e9).map(x => x)", empty(), small_limits(), &[Memory, Fuel]);
+    assert_stops(
+        "range(1e9).map(x => x)",
+        empty(),
+        small_limits(),
+        &[Memory, Fuel],
+    );
 }
 
 #[test]
@@ -124,12 +150,22 @@ fn quadratic_nested_ranges_run_out() {
 
 #[test]
 fn doubling_shared_arrays_counts_logical_size() {
-    assert_stops("range(40).reduce((a, _) => [a, a], 1)", empty(), small_limits(), &[Memory]);
+    assert_stops(
+        "range(40).reduce((a, _) => [a, a], 1)",
+        empty(),
+        small_limits(),
+        &[Memory],
+    );
 }
 
 #[test]
 fn doubling_strings_in_reduce_fails_on_memory() {
-    assert_stops(r#"range(100).reduce((s, _) => s + s, "x")"#, empty(), small_limits(), &[Memory]);
+    assert_stops(
+        r#"range(100).reduce((s, _) => s + s, "x")"#,
+        empty(),
+        small_limits(),
+        &[Memory],
+    );
 }
 
 #[test]
@@ -150,7 +186,12 @@ fn long_reduce_runs_out_of_fuel() {
         fuel: Some(10_000),
         ..small_limits()
     };
-    assert_stops("range(100000).reduce((a, x) => a + x, 0)", empty(), limits, &[Fuel]);
+    assert_stops(
+        "range(100000).reduce((a, x) => a + x, 0)",
+        empty(),
+        limits,
+        &[Fuel],
+    );
 }
 
 #[test]
@@ -159,24 +200,47 @@ fn map_filter_chain_runs_out_of_fuel() {
         fuel: Some(100_000),
         ..small_limits()
     };
-    assert_stops("range(1e6).map(x => x).filter(x => x > 0)", empty(), limits, &[Fuel, Memory]);
+    assert_stops(
+        "range(1e6).map(x => x).filter(x => x > 0)",
+        empty(),
+        limits,
+        &[Fuel, Memory],
+    );
 }
 
 #[test]
 fn regex_with_huge_repetition_is_rejected() {
-    assert_stops(r#"matches("a", "a{1000}{1000}")"#, empty(), small_limits(), &[Regex]);
-    assert_stops(r#"matches("a", "((a{100}){100}){100}")"#, empty(), small_limits(), &[Regex]);
+    assert_stops(
+        r#"matches("a", "a{1000}{1000}")"#,
+        empty(),
+        small_limits(),
+        &[Regex],
+    );
+    assert_stops(
+        r#"matches("a", "((a{100}){100}){100}")"#,
+        empty(),
+        small_limits(),
+        &[Regex],
+    );
 }
 
 #[test]
 fn regex_literal_with_huge_repetition_is_rejected() {
-    assert_stops(r#"/(a{100}){100}{100}/.test("a")"#, empty(), small_limits(), &[Regex]);
+    assert_stops(
+        r#"/(a{100}){100}{100}/.test("a")"#,
+        empty(),
+        small_limits(),
+        &[Regex],
+    );
 }
 
 #[test]
 fn sorting_a_million_host_elements_stops_at_sort() {
     let (kind, position) = on_small_stack(|| {
-        let xs: Vec<Value> = (0..1_000_000).rev().map(|i| Value::Number(i as f64)).collect();
+        let xs: Vec<Value> = (0..1_000_000)
+            .rev()
+            .map(|i| Value::Number(i as f64))
+            .collect();
         let mut map = xpr::Map::default();
         map.insert("xs".into(), Value::array(xs));
         let ctx = Value::object(map);
@@ -215,7 +279,8 @@ fn inconsistent_comparator_never_panics() {
 
 #[test]
 fn deep_parentheses_fail_on_depth() {
-    let src: &'static str = Box::leak(format!("{}1{}", "(".repeat(1000), ")".repeat(1000)).into_boxed_str());
+    let src: &'static str =
+        Box::leak(format!("{}1{}", "(".repeat(1000), ")".repeat(1000)).into_boxed_str());
     assert_stops(src, empty(), small_limits(), &[Depth]);
 }
 
@@ -290,9 +355,13 @@ fn restricted_names_are_denied_in_every_access_form() {
 fn data_containing_restricted_keys_passes_through() {
     let ctx = ctx_with("x", ctx_with("__proto__", Value::Number(1.0)));
     let engine = Engine::new();
-    let keys = engine.eval("x.keys()", &ctx).expect("keys() of data passes");
+    let keys = engine
+        .eval("x.keys()", &ctx)
+        .expect("keys() of data passes");
     assert_eq!(keys, Value::from(vec![Value::from("__proto__")]));
-    let spread = engine.eval("{...x, b: 2}.entries().length", &ctx).expect("spread passes");
+    let spread = engine
+        .eval("{...x, b: 2}.entries().length", &ctx)
+        .expect("spread passes");
     assert_eq!(spread, Value::Number(2.0));
 }
 
@@ -303,7 +372,10 @@ fn deep_host_data_is_a_clean_error_or_works() {
         let parsed: Result<serde_json::Value, _> = serde_json::from_str(&text);
         parsed.is_err()
     });
-    assert!(deep, "serde_json's recursion limit must reject 10,000 levels");
+    assert!(
+        deep,
+        "serde_json's recursion limit must reject 10,000 levels"
+    );
     let converted = on_small_stack(|| {
         // Build a 10,000-deep JSON value without recursion, then convert it.
         let mut v = serde_json::Value::from(1);
@@ -323,7 +395,9 @@ fn deep_host_data_is_a_clean_error_or_works() {
 
 #[test]
 fn strings_from_every_unicode_plane_work() {
-    let text: String = ['a', 'é', '中', '😀', '\u{10FFFD}', '\u{E0001}'].iter().collect();
+    let text: String = ['a', 'é', '中', '😀', '\u{10FFFD}', '\u{E0001}']
+        .iter()
+        .collect();
     let ctx = ctx_with("s", Value::from(text.as_str()));
     let n = Engine::new().eval("s.len()", &ctx).expect("len");
     assert_eq!(n, Value::Number(6.0));
@@ -331,13 +405,29 @@ fn strings_from_every_unicode_plane_work() {
 
 #[test]
 fn context_is_never_mutated() {
-    let inner = Value::from(vec![Value::Number(3.0), Value::Number(1.0), Value::Number(2.0)]);
+    let inner = Value::from(vec![
+        Value::Number(3.0),
+        Value::Number(1.0),
+        Value::Number(2.0),
+    ]);
     let ctx = ctx_with("xs", inner.clone());
     let engine = Engine::new();
-    for src in ["xs.sort()", "xs.reverse()", "[...xs, 4]", "let [a, ...rest] = xs; rest"] {
+    for src in [
+        "xs.sort()",
+        "xs.reverse()",
+        "[...xs, 4]",
+        "let [a, ...rest] = xs; rest",
+    ] {
         engine.eval(src, &ctx).expect(src);
     }
-    assert_eq!(inner, Value::from(vec![Value::Number(3.0), Value::Number(1.0), Value::Number(2.0)]));
+    assert_eq!(
+        inner,
+        Value::from(vec![
+            Value::Number(3.0),
+            Value::Number(1.0),
+            Value::Number(2.0)
+        ])
+    );
     assert_eq!(Engine::new().eval("xs", &ctx).expect("xs"), inner);
 }
 
@@ -353,9 +443,14 @@ fn timeout_stops_a_run_after_a_blocking_host_call() {
             Ok(Value::Null)
         })
         .expect("register");
-    let err = engine.eval("[block(), block()]", &()).expect_err("must time out");
+    let err = engine
+        .eval("[block(), block()]", &())
+        .expect_err("must time out");
     assert_eq!(err.kind(), ErrorKind::Timeout);
-    assert!(err.to_string().contains("Expression timeout exceeded"), "{err}");
+    assert!(
+        err.to_string().contains("Expression timeout exceeded"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -397,7 +492,48 @@ fn a_panicking_host_function_is_a_host_error() {
 #[test]
 fn host_functions_cannot_shadow_builtins() {
     let mut engine = Engine::new();
-    assert!(engine.register("max", Arity::Exact(1), |_| Ok(Value::Null)).is_err());
-    assert!(engine.register("PI", Arity::Exact(0), |_| Ok(Value::Null)).is_err());
-    assert!(engine.register("9lives", Arity::Exact(0), |_| Ok(Value::Null)).is_err());
+    assert!(
+        engine
+            .register("max", Arity::Exact(1), |_| Ok(Value::Null))
+            .is_err()
+    );
+    assert!(
+        engine
+            .register("PI", Arity::Exact(0), |_| Ok(Value::Null))
+            .is_err()
+    );
+    assert!(
+        engine
+            .register("9lives", Arity::Exact(0), |_| Ok(Value::Null))
+            .is_err()
+    );
+}
+
+#[test]
+fn long_closure_chains_are_dropped_without_recursion() {
+    // Closures capturing closures have no value depth, so nothing bounds the
+    // chain but fuel; dropping the result must not recurse per link.
+    for (src, want) in [
+        (
+            "type(range(100000).reduce((f, _) => x => f, null))",
+            "function",
+        ),
+        (
+            "type(range(100000).reduce((f, _) => [x => f], null))",
+            "array",
+        ),
+        (
+            "type(range(100000).reduce((f, _) => ({g: x => f}), null))",
+            "object",
+        ),
+    ] {
+        let ty = on_small_stack(move || {
+            let engine = Engine::new().with_limits(Limits {
+                timeout: None,
+                ..Limits::default()
+            });
+            engine.eval(src, &()).map_err(|e| e.to_string())
+        });
+        assert_eq!(ty, Ok(Value::from(want)), "{src}");
+    }
 }
