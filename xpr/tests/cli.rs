@@ -296,6 +296,9 @@ fn run_maps_each_record_in_order() {
     );
     // Two ids in the sample are beyond 2^53, and `id` is read.
     assert!(summary.contains("2 integers beyond 2^53"), "{summary}");
+    // stderr is not a terminal here: no progress bar, only the summary line.
+    assert_eq!(summary.lines().count(), 1, "{summary}");
+    assert!(!summary.contains("records/s"), "{summary}");
 }
 
 #[test]

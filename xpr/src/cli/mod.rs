@@ -63,7 +63,10 @@ impl Exit {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             Exit::broken_pipe()
         } else {
-            Exit::usage(format_args!("cannot write to standard output: {e}"))
+            Exit::usage(format_args!(
+                "cannot write to standard output: {}",
+                input::io_text(&e)
+            ))
         }
     }
 }
@@ -341,13 +344,20 @@ pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, Exit> {
     use std::io::Read as _;
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut buf)
-            .map_err(|e| Exit::usage(format_args!("cannot read standard input: {e}")))?;
+        std::io::stdin().lock().read_to_end(&mut buf).map_err(|e| {
+            Exit::usage(format_args!(
+                "cannot read standard input: {}",
+                input::io_text(&e)
+            ))
+        })?;
         Ok(buf)
     } else {
-        std::fs::read(path)
-            .map_err(|e| Exit::usage(format_args!("cannot read {}: {e}", path.display())))
+        std::fs::read(path).map_err(|e| {
+            Exit::usage(format_args!(
+                "cannot read {}: {}",
+                path.display(),
+                input::io_text(&e)
+            ))
+        })
     }
 }
