@@ -107,7 +107,7 @@ impl Context for Fields<'_> {
     fn get(&self, name: &str) -> Option<Value> {
         for (k, v) in self.names.iter().zip(self.values) {
             // The VM asks with the program's own keys: pointer equality is the fast path.
-            if std::ptr::eq(k.as_ptr(), name.as_ptr()) || **k == *name {
+            if (k.len() == name.len() && std::ptr::eq(k.as_ptr(), name.as_ptr())) || **k == *name {
                 return v.clone();
             }
         }
