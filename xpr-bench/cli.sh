@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Measures the xpr command-line tool against jq on one NDJSON file (issue 7):
+#
+#   xpr run --jobs 1 --filter 'delay > 60 && distance > 1000' FILE
+#   xpr run --jobs 2 --filter 'delay > 60 && distance > 1000' FILE
+#   jq -c 'select(.delay > 60 and .distance > 1000)' FILE      (when jq is installed)
+#
+# FILE is ../shared/data/flights-20k.ndjson repeated to 400,000 lines in a
+# temporary directory (generated flights when the file is absent). For each
+# command: wall time, user and system CPU time, cores used, records per
+# second and per CPU-second, peak RSS, and the load average before and after
+# (the machine is shared: compare CPU times, not wall times). Then the floors
+# of issue 7 and a check that every command kept the same number of lines.
+#
+# Usage: xpr-bench/cli.sh            (from anywhere)
+# Environment: LINES_TOTAL (default 400000), RUNS (default 1; the median
+# run by CPU time is reported when > 1), XPR_BIN (skip the build, use this
+# binary), KEEP=1 (keep the temporary directory).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+lines_total=${LINES_TOTAL:-400000}
+runs=${RUNS:-1}
+expr='delay > 60 && distance > 1000'
+jq_filter='select(.delay > 60 and .distance > 1000)'
+source_file="$root/../shared/data/flights-20k.ndjson"
+
+if [[ -n "${XPR_BIN:-}" ]]; then
+    xpr=$XPR_BIN
+else
+    echo "building xpr (release)..." >&2
+    (cd "$root" && cargo build --release -p xpr --bin xpr --quiet)
+    xpr="${CARGO_TARGET_DIR:-$root/target}/release/xpr"
+fi
+[[ -x "$xpr" ]] || { echo "cli.sh: no xpr binary at $xpr" >&2; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/xpr-cli-bench.XXXXXX")
+if [[ "${KEEP:-0}" != 1 ]]; then
+    trap 'rm -rf "$tmp"' EXIT
+fi
+input="$tmp/flights-$lines_total.ndjson"
+
+# The input: the real records repeated, else deterministic generated ones.
+if [[ -r "$source_file" ]]; then
+    n=$(wc -l < "$source_file")
+    reps=$(( (lines_total + n - 1) / n ))
+    # `head` closes the pipe early on purpose: not an error.
+    set +o pipefail
+    for ((i = 0; i < reps; i++)); do cat "$source_file"; done | head -n "$lines_total" > "$input"
+    set -o pipefail
+    origin="flights-20k.ndjson repeated"
+else
+    awk -v n="$lines_total" 'BEGIN {
+        split("ATL DFW LAX ORD SFO JFK SEA DEN", ap, " "); s = 2001;
+        for (i = 0; i < n; i++) {
+            s = (s * 1103515245 + 12345) % 2147483648; d = s % 240 - 30;
+            s = (s * 1103515245 + 12345) % 2147483648; m = 100 + s % 2500;
+            printf "{\"date\":\"2001/01/%02d %02d:%02d\",\"delay\":%d,\"distance\":%d,\"origin\":\"%s\",\"destination\":\"%s\"}\n",
+                1 + i % 28, i % 24, i % 60, d, m, ap[1 + i % 8], ap[1 + (i * 3) % 8];
+        }
+    }' > "$input"
+    origin="generated (flights-20k.ndjson not found)"
+fi
+records=$(wc -l < "$input")
+bytes=$(wc -c < "$input")
+
+have_gnu_time=0
+if /usr/bin/time -f '%e' -o /dev/null true 2>/dev/null; then have_gnu_time=1; fi
+
+# measure NAME CMD...: runs CMD (stdout to $tmp/NAME.out) RUNS times and
+# keeps the run with the median CPU time: sets WALL USER SYS RSS_KB LOAD_BEFORE LOAD_AFTER.
+declare -A WALL USER SYS RSS LOAD_BEFORE LOAD_AFTER OUT_LINES
+measure() {
+    local name=$1; shift
+    local results=() r
+    for ((r = 0; r < runs; r++)); do
+        local before after
+        before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+        if (( have_gnu_time )); then
+            /usr/bin/time -f '%e %U %S %M' -o "$tmp/$name.time" "$@" < "$input" > "$tmp/$name.out" 2> "$tmp/$name.err"
+            read -r w u s m < "$tmp/$name.time"
+        else
+            # bash's `time`: no peak RSS.
+            local TIMEFORMAT='%R %U %S'
+            { time "$@" < "$input" > "$tmp/$name.out" 2> "$tmp/$name.err"; } 2> "$tmp/$name.time"
+            read -r w u s < "$tmp/$name.time"; m=-1
+        fi
+        after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+        results+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }') $w $u $s $m $before|$after")
+    done
+    # The median run by CPU time.
+    local pick
+    pick=$(printf '%s\n' "${results[@]}" | sort -n -k1,1 | sed -n "$(( (runs + 1) / 2 ))p")
+    read -r _ w u s m rest <<< "$pick"
+    WALL[$name]=$w; USER[$name]=$u; SYS[$name]=$s; RSS[$name]=$m
+    LOAD_BEFORE[$name]=${rest%%|*}; LOAD_AFTER[$name]=${rest##*|}
+    OUT_LINES[$name]=$(wc -l < "$tmp/$name.out")
+}
+
+report() {
+    local name=$1
+    awk -v name="$name" -v w="${WALL[$name]}" -v u="${USER[$name]}" -v s="${SYS[$name]}" \
+        -v m="${RSS[$name]}" -v n="$records" -v out="${OUT_LINES[$name]}" \
+        -v lb="${LOAD_BEFORE[$name]}" -v la="${LOAD_AFTER[$name]}" 'BEGIN {
+        cpu = u + s;
+        rss = (m < 0) ? "n/a" : sprintf("%.1f MB", m / 1024);
+        printf "%-8s wall %6.2f s  user %6.2f s  sys %5.2f s  cpu %6.2f s  cores %4.2f  %6.3f M rec/s  %6.3f M rec/CPU-s  peak RSS %9s  out %d lines  load %s -> %s\n",
+            name, w, u, s, cpu, (w > 0 ? cpu / w : 0), (w > 0 ? n / w / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), rss, out, lb, la;
+    }'
+}
+
+echo "input: $records records, $bytes bytes ($origin); runs per command: $runs"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //') ($(nproc) CPUs); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "xpr: $xpr"
+echo
+
+measure xpr_j1 "$xpr" run --quiet --jobs 1 --filter "$expr"
+report xpr_j1
+measure xpr_j2 "$xpr" run --quiet --jobs 2 --filter "$expr"
+report xpr_j2
+have_jq=0
+if command -v jq > /dev/null; then
+    have_jq=1
+    measure jq jq -c "$jq_filter"
+    report jq
+    echo "         ($(jq --version))"
+else
+    echo "jq: not measured (jq is not installed)"
+fi
+echo
+
+status=0
+# Outputs agree: the same number of lines; xpr's are byte-identical across --jobs.
+if [[ "${OUT_LINES[xpr_j1]}" != "${OUT_LINES[xpr_j2]}" ]] || ! cmp -s "$tmp/xpr_j1.out" "$tmp/xpr_j2.out"; then
+    echo "MISMATCH: xpr --jobs 1 and --jobs 2 outputs differ"; status=1
+fi
+if (( have_jq )) && [[ "${OUT_LINES[xpr_j1]}" != "${OUT_LINES[jq]}" ]]; then
+    echo "MISMATCH: xpr kept ${OUT_LINES[xpr_j1]} lines, jq ${OUT_LINES[jq]}"; status=1
+fi
+if (( status == 0 )); then
+    echo "outputs agree: ${OUT_LINES[xpr_j1]} lines kept by every command"
+fi
+for name in xpr_j1 xpr_j2; do
+    if [[ -s "$tmp/$name.err" ]]; then echo "$name stderr:"; head -n 5 "$tmp/$name.err"; fi
+done
+
+# Floors (issue 7), on CPU time because the machine is shared.
+cpu() { awk -v u="${USER[$1]}" -v s="${SYS[$1]}" 'BEGIN { printf "%.4f", u + s }'; }
+floor() { # label value op limit
+    awk -v l="$1" -v v="$2" -v op="$3" -v lim="$4" 'BEGIN {
+        ok = (op == "<=") ? (v <= lim) : (v >= lim);
+        printf "  %s  %s: %.2f (floor %s %s)\n", ok ? "PASS" : "FAIL", l, v, op, lim }'
+}
+echo
+echo "Floors (issue 7):"
+c1=$(cpu xpr_j1); c2=$(cpu xpr_j2)
+if (( have_jq )); then
+    cj=$(cpu jq)
+    floor "jq CPU time / xpr --jobs 1 CPU time" "$(awk -v a="$cj" -v b="$c1" 'BEGIN { print (b > 0 ? a / b : 0) }')" ">=" 5
+    floor "jq wall time / xpr --jobs 1 wall time" "$(awk -v a="${WALL[jq]}" -v b="${WALL[xpr_j1]}" 'BEGIN { print (b > 0 ? a / b : 0) }')" ">=" 5
+else
+    echo "  -     jq / xpr: not measured (jq is not installed)"
+fi
+floor "xpr --jobs 2 cores used (CPU time / wall time)" "$(awk -v c="$c2" -v w="${WALL[xpr_j2]}" 'BEGIN { print (w > 0 ? c / w : 0) }')" ">=" 1.7
+floor "xpr --jobs 2 records per CPU-second / --jobs 1" "$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (b > 0 ? a / b : 0) }')" ">=" 0.9
+for name in xpr_j1 xpr_j2; do
+    if [[ "${RSS[$name]}" -ge 0 ]]; then
+        floor "$name peak RSS (MB)" "$(awk -v m="${RSS[$name]}" 'BEGIN { print m / 1024 }')" "<=" 64
+    else
+        echo "  -     $name peak RSS: not measured (no GNU time)"
+    fi
+done
+exit $status
