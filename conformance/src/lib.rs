@@ -153,8 +153,10 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Suite>, LoadError> {
 /// The engine conformance cases run on: default limits, no timeout, a
 /// fixed random seed.
 pub fn engine() -> xpr::Engine {
-    let mut limits = xpr::Limits::default();
-    limits.timeout = None;
+    let limits = xpr::Limits {
+        timeout: None,
+        ..xpr::Limits::default()
+    };
     xpr::Engine::new()
         .with_limits(limits)
         .with_seed(Some(0x5eed))
