@@ -11,7 +11,10 @@ fn all_suites_pass_except_known_failures() {
             "XPR_REQUIRE_SHARED=1 but {} has no conformance/xpr-v0.5",
             shared.display()
         );
-        eprintln!("shared/ not found at {}: running the project's own cases only", shared.display());
+        eprintln!(
+            "shared/ not found at {}: running the project's own cases only",
+            shared.display()
+        );
     }
     let mut suites = Vec::new();
     for dir in conformance::default_dirs() {
@@ -20,7 +23,8 @@ fn all_suites_pass_except_known_failures() {
     assert!(!suites.is_empty(), "no suites found");
     let results = conformance::run_suites(&conformance::engine(), &suites);
     let report = conformance::report(&results);
-    let known_text = std::fs::read_to_string(conformance::known_failures_path()).unwrap_or_default();
+    let known_text =
+        std::fs::read_to_string(conformance::known_failures_path()).unwrap_or_default();
     let known = conformance::known_failures(&known_text);
     let (new_failures, fixed) = conformance::unexpected(&results, &known);
     println!("{report}");
