@@ -113,7 +113,7 @@ impl Rng {
     }
 }
 
-/// `n` distinct case-a records (a mix of true and false results), as typed
+/// `n` case-a records, distinct for `n` <= 1,024 (a mix of true and false results), as typed
 /// records; [`Booking::to_json`] gives the JSON form case a_bind hands over.
 pub fn bookings(n: usize) -> Vec<Booking> {
     const AIRPORTS: [&str; 6] = ["MOW", "SVO", "LED", "JFK", "CDG", "DME"];
@@ -128,8 +128,9 @@ pub fn bookings(n: usize) -> Vec<Booking> {
             Booking {
                 origin: pick(&mut rng, &AIRPORTS),
                 country: pick(&mut rng, &COUNTRIES),
-                // Distinct records: the value carries the index.
-                value: i64::try_from(i).unwrap_or(0) % 200,
+                // Distinct records: the value is a permutation of the
+                // index (389 is odd, so `i * 389 mod 1024` is one-to-one).
+                value: i64::try_from(i * 389 % 1024).unwrap_or(0),
                 adults: i64::try_from(rng.below(4)).unwrap_or(0),
             }
         })
