@@ -77,15 +77,17 @@ measure() {
     for ((r = 0; r < runs; r++)); do
         local before after
         before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+        # bash's `time` for wall and CPU time to the millisecond (GNU time
+        # rounds to 10 ms), GNU time inside it for the peak RSS.
+        local TIMEFORMAT='%3R %3U %3S'
         if (( have_gnu_time )); then
-            /usr/bin/time -f '%e %U %S %M' -o "$tmp/$name.time" "$@" < "$input" > "$tmp/$name.out" 2> "$tmp/$name.err"
-            read -r w u s m < "$tmp/$name.time"
+            { time /usr/bin/time -f '%M' -o "$tmp/$name.rss" "$@" < "$input" > "$tmp/$name.out" 2> "$tmp/$name.err"; } 2> "$tmp/$name.time"
+            read -r m < "$tmp/$name.rss"
         else
-            # bash's `time`: no peak RSS.
-            local TIMEFORMAT='%R %U %S'
             { time "$@" < "$input" > "$tmp/$name.out" 2> "$tmp/$name.err"; } 2> "$tmp/$name.time"
-            read -r w u s < "$tmp/$name.time"; m=-1
+            m=-1
         fi
+        read -r w u s < "$tmp/$name.time"
         after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
         results+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }') $w $u $s $m $before|$after")
     done
@@ -105,7 +107,7 @@ report() {
         -v lb="${LOAD_BEFORE[$name]}" -v la="${LOAD_AFTER[$name]}" 'BEGIN {
         cpu = u + s;
         rss = (m < 0) ? "n/a" : sprintf("%.1f MB", m / 1024);
-        printf "%-8s wall %6.2f s  user %6.2f s  sys %5.2f s  cpu %6.2f s  cores %4.2f  %6.3f M rec/s  %6.3f M rec/CPU-s  peak RSS %9s  out %d lines  load %s -> %s\n",
+        printf "%-8s wall %6.3f s  user %6.3f s  sys %5.3f s  cpu %6.3f s  cores %4.2f  %6.3f M rec/s  %6.3f M rec/CPU-s  peak RSS %9s  out %d lines  load %s -> %s\n",
             name, w, u, s, cpu, (w > 0 ? cpu / w : 0), (w > 0 ? n / w / 1e6 : 0), (cpu > 0 ? n / cpu / 1e6 : 0), rss, out, lb, la;
     }'
 }
