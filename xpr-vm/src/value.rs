@@ -416,23 +416,68 @@ impl Regex {
 /// budget when values are built.
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
-        match (self, other) {
-            (Value::Null, Value::Null) => true,
-            (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::Number(a), Value::Number(b)) => a == b,
-            (Value::String(a), Value::String(b)) => a == b,
-            (Value::Array(a), Value::Array(b)) => Arc::ptr_eq(a, b) || a.items == b.items,
-            (Value::Object(a), Value::Object(b)) => {
-                Arc::ptr_eq(a, b)
-                    || (a.map.len() == b.map.len()
-                        && a.map
-                            .iter()
-                            .all(|(k, v)| b.map.get(k).is_some_and(|w| v == w)))
+        equal(self, other, &mut 0)
+    }
+}
+
+/// Bytes of text compared (or hashed) per unit of equality work: the
+/// `BYTES_PER_FUEL` of text built-ins.
+const BYTES_PER_UNIT: u64 = 16;
+
+impl Value {
+    /// `self == other` (see the `PartialEq` impl) and the work it took, in
+    /// fuel units: one per array element or object field compared (plus
+    /// `key bytes / 16` for looking the key up), and `bytes / 16` per pair
+    /// of distinct strings of equal length compared byte by byte. Values
+    /// shared by both sides (the same `Arc`) and strings of different
+    /// lengths cost nothing more. The VM charges this for `==` and `!=`, so
+    /// that comparing large values costs in proportion to what is compared.
+    pub fn eq_with_work(&self, other: &Value) -> (bool, u64) {
+        let mut work = 0;
+        let eq = equal(self, other, &mut work);
+        (eq, work)
+    }
+}
+
+/// Structural equality, adding its work to `work` (see [`Value::eq_with_work`]).
+fn equal(a: &Value, b: &Value, work: &mut u64) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Number(a), Value::Number(b)) => a == b,
+        (Value::String(a), Value::String(b)) => {
+            if Arc::ptr_eq(a, b) {
+                return true;
             }
-            (Value::Regex(a), Value::Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
-            (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
-            _ => false,
+            if a.len() != b.len() {
+                return false;
+            }
+            *work = work.saturating_add(a.len() as u64 / BYTES_PER_UNIT);
+            a == b
         }
+        (Value::Array(a), Value::Array(b)) => {
+            if Arc::ptr_eq(a, b) {
+                return true;
+            }
+            if a.items.len() != b.items.len() {
+                return false;
+            }
+            a.items.iter().zip(&b.items).all(|(x, y)| {
+                *work = work.saturating_add(1);
+                equal(x, y, work)
+            })
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            Arc::ptr_eq(a, b)
+                || (a.map.len() == b.map.len()
+                    && a.map.iter().all(|(k, v)| {
+                        *work = work.saturating_add(1 + k.len() as u64 / BYTES_PER_UNIT);
+                        b.map.get(k).is_some_and(|w| equal(v, w, work))
+                    }))
+        }
+        (Value::Regex(a), Value::Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
+        (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
+        _ => false,
     }
 }
 

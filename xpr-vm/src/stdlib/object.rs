@@ -60,7 +60,8 @@ pub(crate) fn sort_fuel(n: usize) -> u64 {
     n.saturating_mul(u64::from(u64::BITS - n.leading_zeros()))
 }
 
-/// The object key a value stands for: a string as itself, any other value
+/// The object key a value stands for: a string as itself (charged
+/// `bytes / 16` fuel, for the hashing its caller does), any other value
 /// as its display form (what `string()` returns), charged as text built.
 /// `method` names the built-in in the error.
 ///
@@ -69,7 +70,11 @@ pub(crate) fn sort_fuel(n: usize) -> u64 {
 /// fuel or memory error.
 pub(crate) fn key_text(rt: &mut dyn Runtime, v: &Value, method: &str) -> Result<Key, Error> {
     match v {
-        Value::String(s) => Ok(s.clone()),
+        Value::String(s) => {
+            // Not built, but hashed (and compared) in full by the caller's map.
+            rt.fuel(s.len() as u64 / crate::format::BYTES_PER_FUEL)?;
+            Ok(s.clone())
+        }
         Value::Function(_) => Err(Error::type_error(format_args!(
             "{method}() key cannot be a function"
         ))),
@@ -180,7 +185,11 @@ fn has(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Err
     let o = this("has", this_)?;
     rt.fuel(ELEMENT_FUEL)?;
     match args.first() {
-        Some(Value::String(k)) => Ok(Value::Bool(o.get(k).is_some())),
+        Some(Value::String(k)) => {
+            // Looking the key up hashes all of it.
+            rt.fuel(k.len() as u64 / crate::format::BYTES_PER_FUEL)?;
+            Ok(Value::Bool(o.get(k).is_some()))
+        }
         other => Err(Error::type_error(format_args!(
             "has() expects a string key, got {}",
             other.map_or("nothing", Value::type_name)

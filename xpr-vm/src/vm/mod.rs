@@ -505,6 +505,11 @@ impl Exec<'_> {
                     }
                     Op::GetLength(k) => {
                         let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        // Counting a string's characters reads all of it.
+                        if let Value::String(s) = self.vm.peek() {
+                            let work = s.len() as u64 / crate::format::BYTES_PER_FUEL;
+                            tri!(self.vm.fuel(work));
+                        }
                         let top = self.vm.top();
                         let v = match &*top {
                             Value::Array(a) => Value::Number(a.len() as f64),
@@ -538,19 +543,28 @@ impl Exec<'_> {
                     Op::Eq | Op::Ne => {
                         let b = self.vm.pop();
                         let limit = self.vm.budget.value_depth;
-                        let a = self.vm.top();
+                        let a = self.vm.peek();
                         if a.depth().min(b.depth()) > limit {
                             tri!(Err(Error::new(
                                 ErrorKind::Depth,
                                 "Value depth limit exceeded"
                             )));
                         }
-                        let eq = *a == b;
-                        *a = Value::Bool(eq == (op == Op::Eq));
+                        // Charged after comparing: the work of one comparison
+                        // is bounded by the smaller operand.
+                        let (eq, work) = a.eq_with_work(&b);
+                        if work > 0 {
+                            tri!(self.vm.fuel(work));
+                        }
+                        *self.vm.top() = Value::Bool(eq == (op == Op::Eq));
                     }
                     Op::Lt | Op::Le | Op::Gt | Op::Ge => {
                         use std::cmp::Ordering::{Greater, Less};
                         let b = self.vm.pop();
+                        let work = ops::compare_work(self.vm.peek(), &b);
+                        if work > 0 {
+                            tri!(self.vm.fuel(work));
+                        }
                         let a = self.vm.top();
                         let o = tri!(ops::compare(a, &b));
                         let r = match op {
@@ -564,21 +578,27 @@ impl Exec<'_> {
                     Op::CompareConst { cmp, constant } => {
                         use std::cmp::Ordering::{Greater, Less};
                         let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-                        let a = self.vm.top();
-                        let r = match cmp {
-                            Cmp::Eq => *a == *k,
-                            Cmp::Ne => *a != *k,
+                        let (r, work) = match cmp {
+                            Cmp::Eq | Cmp::Ne => {
+                                let (eq, work) = self.vm.peek().eq_with_work(k);
+                                (eq == (cmp == Cmp::Eq), work)
+                            }
                             _ => {
+                                let a = self.vm.peek();
                                 let o = tri!(ops::compare(a, k));
-                                match cmp {
+                                let r = match cmp {
                                     Cmp::Lt => o == Less,
                                     Cmp::Le => o != Greater,
                                     Cmp::Gt => o == Greater,
                                     _ => o != Less,
-                                }
+                                };
+                                (r, ops::compare_work(a, k))
                             }
                         };
-                        *a = Value::Bool(r);
+                        if work > 0 {
+                            tri!(self.vm.fuel(work));
+                        }
+                        *self.vm.top() = Value::Bool(r);
                     }
                     Op::Not => {
                         let a = self.vm.top();
@@ -824,6 +844,9 @@ impl Exec<'_> {
                 if is_restricted(k) {
                     return Err(restricted(k));
                 }
+                // Looking the key up hashes all of it.
+                self.vm
+                    .fuel(k.len() as u64 / crate::format::BYTES_PER_FUEL)?;
                 Ok(o.get(k).cloned().unwrap_or(Value::Null))
             }
             (Value::Object(o), Value::Number(n)) => {
@@ -841,7 +864,11 @@ impl Exec<'_> {
                 if i >= s.len() as f64 {
                     return Ok(Value::Null);
                 }
-                match s.chars().nth(i as usize) {
+                // Finding character i walks the text up to it: charged per byte read.
+                let found = s.char_indices().nth(i as usize);
+                let read = found.map_or(s.len(), |(at, _)| at);
+                self.vm.fuel(read as u64 / crate::format::BYTES_PER_FUEL)?;
+                match found.map(|(_, c)| c) {
                     Some(c) => {
                         self.vm.alloc(c.len_utf8() as u64)?;
                         let mut b = [0u8; 4];

@@ -152,6 +152,18 @@ pub fn compare(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
     }
 }
 
+/// The work, in fuel units, of [`compare`] beyond its first unit: two
+/// distinct strings are compared byte by byte, `bytes / 16` of the shorter.
+#[inline]
+pub fn compare_work(a: &Value, b: &Value) -> u64 {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) if !std::sync::Arc::ptr_eq(x, y) => {
+            x.len().min(y.len()) as u64 / 16
+        }
+        _ => 0,
+    }
+}
+
 /// `-v`.
 ///
 /// # Errors

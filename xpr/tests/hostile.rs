@@ -1,0 +1,142 @@
+//! Adversarial regression tests: each case is a fault found by attacking the
+//! runtime (a built-in or an instruction doing work out of proportion to the
+//! fuel it charged, memory escaping the budget, a stack overflow), kept so
+//! it never comes back. Fuel is asserted as a lower bound proportional to
+//! the work the expression asks for (never wall-clock time); everything
+//! runs on a 2 MiB thread.
+
+use xpr::{Engine, Limits, Value, Vm};
+
+/// Runs `f` on a thread with a 2 MiB stack and returns its result.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("no panic, no stack overflow")
+}
+
+/// Runs `src` against `ctx` with no fuel limit and no timeout (default
+/// memory and depth budgets); returns the result and the fuel it used.
+fn run_metered(src: &'static str, ctx: serde_json::Value) -> (Result<Value, xpr::Error>, u64) {
+    on_small_stack(move || {
+        let limits = Limits {
+            fuel: None,
+            timeout: None,
+            ..Limits::default()
+        };
+        let engine = Engine::new().with_limits(limits).with_seed(Some(1));
+        let program = engine.compile(src).expect("compiles");
+        let map = match ctx {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        };
+        let mut vm = Vm::new();
+        let r = program.run_in(&mut vm, &map);
+        (r, vm.fuel_used())
+    })
+}
+
+/// Asserts that `src` succeeds and used at least `min_fuel` fuel units.
+fn assert_costs(src: &'static str, ctx: serde_json::Value, min_fuel: u64) {
+    let (r, fuel) = run_metered(src, ctx);
+    if let Err(e) = r {
+        panic!("{src}: {e}");
+    }
+    assert!(
+        fuel >= min_fuel,
+        "{src}: used {fuel} fuel units for work worth at least {min_fuel}"
+    );
+}
+
+// ─── comparisons cost in proportion to what they compare ────────────────────
+
+#[test]
+fn equality_of_long_strings_is_charged_per_byte() {
+    // 100 comparisons of two distinct 100,000-byte strings: 100 * 100000 / 16.
+    assert_costs(
+        "let s = \"x\".repeat(100000); let t = \"x\".repeat(100000); \
+         range(100).filter(_ => s == t).length",
+        serde_json::json!({}),
+        600_000,
+    );
+    assert_costs(
+        "let s = \"x\".repeat(100000); let t = \"x\".repeat(100000); \
+         range(100).filter(_ => s != t).length",
+        serde_json::json!({}),
+        600_000,
+    );
+}
+
+#[test]
+fn ordering_of_long_strings_is_charged_per_byte() {
+    assert_costs(
+        "let s = \"x\".repeat(100000); let t = \"x\".repeat(100000); \
+         range(100).filter(_ => s < t || s >= t).length",
+        serde_json::json!({}),
+        600_000,
+    );
+}
+
+#[test]
+fn equality_of_large_arrays_is_charged_per_element() {
+    assert_costs(
+        "let a = range(10000); let b = range(10000); \
+         range(100).filter(_ => a == b).length",
+        serde_json::json!({}),
+        1_000_000,
+    );
+    assert_costs(
+        "let a = range(10000).map(i => {k: i}); let b = range(10000).map(i => {k: i}); \
+         range(100).filter(_ => a == b).length",
+        serde_json::json!({}),
+        1_000_000,
+    );
+}
+
+#[test]
+fn comparing_the_same_value_stays_cheap() {
+    // Identical values compare by identity: no per-element charge.
+    let (r, fuel) = run_metered(
+        "let a = range(100000); range(100).filter(_ => a == a).length",
+        serde_json::json!({}),
+    );
+    assert_eq!(r.ok(), Some(Value::Number(100.0)));
+    assert!(fuel < 200_000, "used {fuel}");
+}
+
+// ─── string length, string index and object index by a long key ────────────
+
+#[test]
+fn length_of_a_long_string_is_charged_per_byte() {
+    // `.length` counts characters: 100 reads of 200,000 bytes.
+    assert_costs(
+        "let s = \"é\".repeat(100000); range(100).map(_ => s.length).length",
+        serde_json::json!({}),
+        1_200_000,
+    );
+}
+
+#[test]
+fn indexing_far_into_a_string_is_charged_per_byte() {
+    // `s[i]` walks i characters: 1,000 reads 50,000 characters (100,000 bytes) in.
+    assert_costs(
+        "let s = \"é\".repeat(100000); range(1000).map(i => s[i + 50000]).length",
+        serde_json::json!({}),
+        6_000_000,
+    );
+}
+
+#[test]
+fn looking_up_a_long_key_is_charged_per_byte() {
+    // Hashing the key reads all of it: 100 lookups of a 100,000-byte key.
+    for src in [
+        "let k = \"x\".repeat(100000); let o = {a: 1, b: 2}; range(100).filter(_ => o[k]).length",
+        "let k = \"x\".repeat(100000); let o = {a: 1, b: 2}; range(100).filter(_ => o.has(k)).length",
+        "let k = \"x\".repeat(100000); range(100).groupBy(_ => k).keys().length",
+        "let k = \"x\".repeat(100000); range(100).keyBy(_ => k).keys().length",
+    ] {
+        assert_costs(src, serde_json::json!({}), 600_000);
+    }
+}
