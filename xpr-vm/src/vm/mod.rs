@@ -88,6 +88,11 @@ pub struct Vm {
     marks: Vec<usize>,
     budget: Budget,
     clock: Clock,
+    /// The context variables the main program has read in this run, by
+    /// global index: the context is read once per variable and run, however
+    /// often the expression names it (a `serde_json` context converts the
+    /// field on every read).
+    globals: Vec<Option<Value>>,
     regexes: Vec<(Box<str>, Box<str>, Arc<Regex>)>,
 }
 
@@ -131,6 +136,8 @@ impl Vm {
         let Some(main) = program.protos().first() else {
             return Ok(Value::Null);
         };
+        self.globals.clear();
+        self.globals.resize(program.parts().globals.len(), None);
         self.stack.push(Value::Null);
         self.stack.resize(1 + main.slots as usize, Value::Null);
         self.frames.push(Frame {
@@ -146,6 +153,7 @@ impl Vm {
         };
         let result = exec.execute(0);
         // Keep the capacity, drop the values (they may hold large data).
+        self.globals.clear();
         self.stack.clear();
         self.frames.clear();
         self.marks.clear();
@@ -806,12 +814,21 @@ impl Exec<'_> {
         let Some(global) = program.parts().globals.get(g as usize) else {
             return Err(internal("no global"));
         };
+        // Closures of the main program share its globals; a closure from
+        // another program (handed in by the host) reads the context directly.
+        let main = program.ptr_eq(self.main);
+        if main && let Some(Some(v)) = self.vm.globals.get(g as usize) {
+            return Ok(v.clone());
+        }
         if let Some(v) = self.ctx.get(&global.name) {
             // Host data nested deeper than the value-depth budget is refused
             // when read, so no recursive operation (equality, conversion to
             // text) ever walks it.
             if v.depth() > self.vm.budget.value_depth {
                 return Err(Error::new(ErrorKind::Depth, "Value depth limit exceeded"));
+            }
+            if main && let Some(slot) = self.vm.globals.get_mut(g as usize) {
+                *slot = Some(v.clone());
             }
             return Ok(v);
         }
