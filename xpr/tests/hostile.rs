@@ -182,3 +182,31 @@ fn context_variables_are_read_once_per_run() {
         assert_eq!(ctx.reads.load(std::sync::atomic::Ordering::Relaxed), 2);
     });
 }
+
+// ─── built-ins reading an argument they did not pay for ──────────────────────
+
+#[test]
+fn a_long_padding_fill_is_charged_even_when_little_is_used() {
+    // padStart counts the fill's characters: 100 calls with a 200,000-byte fill.
+    assert_costs(
+        "let f = \"é\".repeat(100000); range(100).map(_ => \"x\".padStart(2, f)).length",
+        serde_json::json!({}),
+        1_200_000,
+    );
+    assert_costs(
+        "let f = \"é\".repeat(100000); range(100).map(_ => \"x\".padEnd(2, f)).length",
+        serde_json::json!({}),
+        1_200_000,
+    );
+}
+
+#[test]
+fn a_long_dynamic_pattern_is_charged_on_every_use() {
+    // The regex cache compares the pattern text on every call: 100 calls
+    // with a 100,002-byte pattern (a class, so it compiles small).
+    assert_costs(
+        "let p = \"[\" + \"a\".repeat(100000) + \"]\"; range(100).filter(_ => matches(\"b\", p)).length",
+        serde_json::json!({}),
+        600_000,
+    );
+}

@@ -513,7 +513,8 @@ fn pad(
         Some(v) => str_arg(name, "fill", v)?,
         None => " ",
     };
-    rt.fuel(text_fuel(s.len()))?;
+    // The fill's characters are counted even when little of it is used.
+    rt.fuel(text_fuel(s.len() + fill.len()))?;
     let len = char_count(s);
     if target <= len as f64 || fill.is_empty() {
         return Ok(receiver.clone());

@@ -1329,6 +1329,13 @@ impl Runtime for Exec<'_> {
 
     fn regex(&mut self, pattern: &str, flags: &str) -> Result<Arc<Regex>, Error> {
         let cache = &mut self.vm.regexes;
+        // Looking the pattern up compares its text with each cached one of
+        // the same length: charged per byte, like any text a built-in reads.
+        let same_length = cache.iter().filter(|(p, _, _)| p.len() == pattern.len());
+        let work = (same_length.count() as u64)
+            .saturating_mul(pattern.len() as u64 / crate::format::BYTES_PER_FUEL);
+        self.vm.fuel(work)?;
+        let cache = &mut self.vm.regexes;
         if let Some(i) = cache
             .iter()
             .position(|(p, f, _)| &**p == pattern && &**f == flags)
