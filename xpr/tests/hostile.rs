@@ -202,11 +202,34 @@ fn a_long_padding_fill_is_charged_even_when_little_is_used() {
 
 #[test]
 fn a_long_dynamic_pattern_is_charged_on_every_use() {
-    // The regex cache compares the pattern text on every call: 100 calls
-    // with a 100,002-byte pattern (a class, so it compiles small).
+    // The regex cache compares the pattern text on every call: 400 calls
+    // with a 30,002-byte pattern (a class, so it compiles small).
     assert_costs(
-        "let p = \"[\" + \"a\".repeat(100000) + \"]\"; range(100).filter(_ => matches(\"b\", p)).length",
+        "let p = \"[\" + \"a\".repeat(30000) + \"]\"; range(400).filter(_ => matches(\"b\", p)).length",
         serde_json::json!({}),
         600_000,
     );
+}
+
+// ─── regex compilation stays within memory ───────────────────────────────────
+
+#[test]
+fn an_overlong_dynamic_pattern_is_rejected_before_compiling() {
+    // The regex crate's parser allocates 100-300 bytes per pattern byte: a
+    // 1 MB class pattern reached 315 MB of resident memory while the budget
+    // counted 3 MB. Patterns longer than 32 KiB are refused up front.
+    let (r, _) = run_metered(
+        "let p = \"[\" + \"a\".repeat(100000) + \"]\"; matches(\"b\", p)",
+        serde_json::json!({}),
+    );
+    let e = r.expect_err("an overlong pattern is an error");
+    assert_eq!(e.kind(), xpr::ErrorKind::Regex);
+    assert!(e.to_string().contains("invalid regex pattern"), "{e}");
+    assert!(e.to_string().contains("longer than"), "{e}");
+    // At the limit, a pattern still compiles.
+    let (r, _) = run_metered(
+        "let p = \"[\" + \"a\".repeat(32766) + \"]\"; matches(\"a\", p)",
+        serde_json::json!({}),
+    );
+    assert_eq!(r.ok(), Some(Value::Bool(true)));
 }

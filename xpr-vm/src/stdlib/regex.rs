@@ -59,6 +59,13 @@ pub const SCAN_BYTES_PER_FUEL: u64 = 16;
 /// (about 2,000) 16 bytes per 32 fuel.
 pub const STATES_PER_COST: u64 = 64;
 
+/// The longest pattern, in bytes, [`compile`] accepts. The `regex` crate's
+/// parser needs 100 to 300 bytes of memory per pattern byte (a 1 MB class
+/// `[aaa...]` reached 315 MB, uncounted by the memory budget); 32 KiB keeps
+/// one compilation within about 10 MB. Literal patterns are bounded by the
+/// source length anyway; this bounds patterns built at run time.
+pub const MAX_PATTERN_BYTES: usize = 32 << 10;
+
 /// Global functions of this module: `matches`, `match`, `matchAll`,
 /// `replacePattern`.
 pub(crate) const FUNCTIONS: &[FunctionDef] = &[
@@ -108,9 +115,14 @@ fn invalid(detail: impl std::fmt::Display) -> Error {
 ///
 /// # Errors
 /// `invalid regex pattern: DETAIL` ([`ErrorKind::Regex`]) for a pattern RE2
-/// rejects, one over the limits, or a flag other than `i`, `m`, `s`
+/// rejects, one over the limits (including [`MAX_PATTERN_BYTES`]), or a flag other than `i`, `m`, `s`
 /// (`invalid regex flags ...`).
 pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
+    if pattern.len() > MAX_PATTERN_BYTES {
+        return Err(invalid(format_args!(
+            "the pattern is longer than {MAX_PATTERN_BYTES} bytes"
+        )));
+    }
     if let Some(bad) = flags.chars().find(|c| !matches!(c, 'i' | 'm' | 's')) {
         return Err(Error::new(
             ErrorKind::Regex,
