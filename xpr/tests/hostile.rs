@@ -233,3 +233,58 @@ fn an_overlong_dynamic_pattern_is_rejected_before_compiling() {
     );
     assert_eq!(r.ok(), Some(Value::Bool(true)));
 }
+
+// ─── deep sources compile on a small stack ───────────────────────────────────
+
+#[test]
+fn the_deepest_accepted_sources_compile_on_a_2_mib_stack() {
+    // With no AST depth limit (`max_depth: None`, the parser's ceiling),
+    // 400 nested arrows overflowed a 2 MiB stack in the compiler (about
+    // 5.4 KB of stack per arrow in a debug build, against 3.4 KB for most
+    // nodes). Every nesting form, at every depth, must compile or fail with
+    // a depth error.
+    type Form = fn(usize) -> String;
+    let forms: [(&str, Form); 10] = [
+        ("arrow", |n| format!("{}x", "x => ".repeat(n))),
+        ("arrow with parentheses", |n| {
+            format!("{}x", "(x) => ".repeat(n))
+        }),
+        ("pattern default", |n| {
+            format!("{}1{}", "let [a = ".repeat(n), "] = []; a".repeat(n))
+        }),
+        ("object", |n| {
+            format!("{}1{}", "{a: ".repeat(n), "}".repeat(n))
+        }),
+        ("template", |n| {
+            format!("{}1{}", "`${".repeat(n), "}`".repeat(n))
+        }),
+        ("let value", |n| {
+            format!("{}1{}", "let a = ".repeat(n), "; a".repeat(n))
+        }),
+        ("ternary", |n| {
+            format!("{}1{}", "a ? ".repeat(n), " : 2".repeat(n))
+        }),
+        ("array", |n| format!("{}{}", "[".repeat(n), "]".repeat(n))),
+        ("spread", |n| {
+            format!("{}[]{}", "[...".repeat(n), "]".repeat(n))
+        }),
+        ("negation", |n| format!("{}1", "-".repeat(n))),
+    ];
+    for (name, form) in forms {
+        for n in [100, 200, 300, 390, 400, 500, 999] {
+            let src = form(n);
+            let outcome = on_small_stack(move || {
+                let engine = Engine::new().with_limits(Limits {
+                    max_depth: None,
+                    max_length: None,
+                    ..Limits::default()
+                });
+                engine.compile(&src).map(|_| ()).map_err(|e| e.kind())
+            });
+            assert!(
+                matches!(outcome, Ok(()) | Err(xpr::ErrorKind::Depth)),
+                "{name} x{n}: {outcome:?}"
+            );
+        }
+    }
+}
