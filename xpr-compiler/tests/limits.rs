@@ -191,16 +191,22 @@ fn random_and_now_follow_the_options() {
     let program = compile("[random(), now()]").unwrap();
     let mut o = RunOptions {
         limits: Limits::unlimited(),
-        random_seed: Some(1),
+        random: xpr_vm::Randomness::Seeded(1),
         clock: xpr_vm::Clock::Fixed(1000.0),
         cancel: None,
     };
     let a = Vm::new().run(&program, &(), &o).unwrap();
     let b = Vm::new().run(&program, &(), &o).unwrap();
     assert_eq!(a, b);
-    o.random_seed = None;
+    o.random = xpr_vm::Randomness::Disabled;
     assert!(Vm::new().run(&program, &(), &o).is_err());
-    o.random_seed = Some(1);
+    // Entropy: each run of one VM gets its own seed from the VM's stream.
+    o.random = xpr_vm::Randomness::Entropy;
+    let mut vm = Vm::new();
+    let c = vm.run(&program, &(), &o).unwrap();
+    let d = vm.run(&program, &(), &o).unwrap();
+    assert_ne!(c, d);
+    o.random = xpr_vm::Randomness::Seeded(1);
     o.clock = xpr_vm::Clock::Disabled;
     assert!(Vm::new().run(&program, &(), &o).is_err());
 }

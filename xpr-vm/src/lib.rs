@@ -17,7 +17,7 @@ pub mod vm;
 pub use context::Context;
 pub use error::{Error, ErrorKind, Span};
 pub use function::{Arity, Function, HostError, HostFunction, Meter};
-pub use limits::{CancelHandle, Clock, Limits, RunOptions};
+pub use limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};
 pub use program::{Op, Program};
 pub use runtime::Runtime;
 pub use value::{Array, Key, Map, Object, Regex, Value};

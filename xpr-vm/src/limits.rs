@@ -128,6 +128,21 @@ impl CancelHandle {
     }
 }
 
+/// Where `random()` draws from (spec "random()": a number in `[0, 1)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Randomness {
+    /// A fresh, unpredictable seed for every run that calls `random()`.
+    /// Drawn lazily: a run that never calls `random()` costs nothing, and the
+    /// operating system's entropy is read once per [`crate::Vm`], which then
+    /// hands each run its own seed from a SplitMix64 stream.
+    Entropy,
+    /// The same seed for every run: reproducible replays and golden tests.
+    Seeded(u64),
+    /// `random()` is an error (`random() is disabled in this run`).
+    #[default]
+    Disabled,
+}
+
 /// Options of one run.
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -135,8 +150,8 @@ pub struct RunOptions {
     pub limits: Limits,
     /// What `now()` reads.
     pub clock: Clock,
-    /// Seed of `random()`; `None` disables it (calling it is an error).
-    pub random_seed: Option<u64>,
+    /// Where `random()` draws from; disabled by default.
+    pub random: Randomness,
     /// Cancellation from another thread.
     pub cancel: Option<CancelHandle>,
 }

@@ -71,16 +71,7 @@ impl Limits {
     }
 }
 
-/// Where `random()` draws from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Randomness {
-    /// A fresh seed for every run, from the operating system's entropy.
-    Entropy,
-    /// The same seed for every run: reproducible replays and golden tests.
-    Seeded(u64),
-    /// `random()` is an error.
-    Disabled,
-}
+pub use xpr_vm::Randomness;
 
 /// Compiles expressions with a fixed set of limits, host functions, clock
 /// and randomness. Cheap to clone; share one per configuration.
@@ -215,10 +206,11 @@ impl Engine {
         let program = xpr_compiler::compile(&ast, &env)?;
         Ok(Program {
             program,
-            config: Arc::new(RunDefaults {
+            config: Arc::new(RunOptions {
                 limits: self.limits.vm(),
                 clock: self.clock.clone(),
-                randomness: self.randomness,
+                random: self.randomness,
+                cancel: None,
             }),
         })
     }
@@ -250,13 +242,6 @@ fn parse_error(e: ParseError) -> Error {
     Error::new(kind, e.message).at(Span::new(e.span.start, e.span.end))
 }
 
-#[derive(Clone)]
-struct RunDefaults {
-    limits: xpr_vm::Limits,
-    clock: Clock,
-    randomness: Randomness,
-}
-
 /// Per-run overrides of the engine's settings.
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
@@ -275,39 +260,27 @@ pub struct RunConfig {
 #[derive(Clone)]
 pub struct Program {
     program: xpr_vm::Program,
-    config: Arc<RunDefaults>,
+    /// The engine's settings, built once: a run without overrides passes
+    /// them to the VM as they are (no per-run copying or seeding).
+    config: Arc<RunOptions>,
 }
 
 thread_local! {
     static VM: RefCell<Vm> = RefCell::new(Vm::new());
 }
 
-fn entropy_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
-}
-
 impl Program {
-    fn options(&self, config: Option<&RunConfig>) -> RunOptions {
+    /// The engine's settings with `config`'s overrides.
+    fn options(&self, config: &RunConfig) -> RunOptions {
         let d = &*self.config;
-        let limits = config
-            .and_then(|c| c.limits.as_ref())
-            .map_or_else(|| d.limits.clone(), Limits::vm);
-        let clock = match config.and_then(|c| c.now_ms) {
-            Some(ms) => Clock::Fixed(ms),
-            None => d.clock.clone(),
-        };
-        let random_seed = match (config.and_then(|c| c.seed), d.randomness) {
-            (Some(seed), _) => Some(seed),
-            (None, Randomness::Seeded(seed)) => Some(seed),
-            (None, Randomness::Entropy) => Some(entropy_seed()),
-            (None, Randomness::Disabled) => None,
-        };
         RunOptions {
-            limits,
-            clock,
-            random_seed,
-            cancel: config.and_then(|c| c.cancel.clone()),
+            limits: config.limits.as_ref().map_or_else(|| d.limits.clone(), Limits::vm),
+            clock: match config.now_ms {
+                Some(ms) => Clock::Fixed(ms),
+                None => d.clock.clone(),
+            },
+            random: config.seed.map_or(d.random, Randomness::Seeded),
+            cancel: config.cancel.clone(),
         }
     }
 
@@ -316,11 +289,11 @@ impl Program {
     /// # Errors
     /// Any run-time error: type errors, unknown names, budgets.
     pub fn run(&self, context: &dyn Context) -> Result<Value, Error> {
-        let options = self.options(None);
+        let options = &*self.config;
         VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => vm.run(&self.program, context, &options),
+            Ok(mut vm) => vm.run(&self.program, context, options),
             // Re-entered from a host function on this thread: use a fresh VM.
-            Err(_) => Vm::new().run(&self.program, context, &options),
+            Err(_) => Vm::new().run(&self.program, context, options),
         })
     }
 
@@ -329,7 +302,7 @@ impl Program {
     /// # Errors
     /// As [`Program::run`].
     pub fn run_with(&self, context: &dyn Context, config: &RunConfig) -> Result<Value, Error> {
-        let options = self.options(Some(config));
+        let options = self.options(config);
         VM.with(|vm| match vm.try_borrow_mut() {
             Ok(mut vm) => vm.run(&self.program, context, &options),
             Err(_) => Vm::new().run(&self.program, context, &options),
@@ -341,7 +314,7 @@ impl Program {
     /// # Errors
     /// As [`Program::run`].
     pub fn run_in(&self, vm: &mut Vm, context: &dyn Context) -> Result<Value, Error> {
-        vm.run(&self.program, context, &self.options(None))
+        vm.run(&self.program, context, &self.config)
     }
 
     /// Runs against a JSON record (its top-level fields are the variables),

@@ -19,7 +19,7 @@ pub fn opts() -> RunOptions {
             timeout: None,
             ..Limits::default()
         },
-        random_seed: Some(7),
+        random: xpr_vm::Randomness::Seeded(7),
         ..RunOptions::default()
     }
 }

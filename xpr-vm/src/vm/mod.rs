@@ -24,7 +24,7 @@ use smallvec::SmallVec;
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, Span};
 use crate::function::{Closure, Function, HostFunction, Meter};
-use crate::limits::{CancelHandle, Clock, Limits, RunOptions};
+use crate::limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};
 use crate::program::{Capture, Cmp, Op, Program, Proto};
 use crate::runtime::Runtime;
 use crate::stdlib;
@@ -70,7 +70,19 @@ struct Budget {
     deadline: Option<Instant>,
     cancel: Option<CancelHandle>,
     now: Option<f64>,
-    rng: Option<u64>,
+    rng: Rng,
+}
+
+/// The state of `random()` in one run.
+#[derive(Debug, Default, Clone, Copy)]
+enum Rng {
+    /// `random()` is an error.
+    #[default]
+    Off,
+    /// Not yet seeded: the first call takes a seed from the VM's entropy stream.
+    Entropy,
+    /// SplitMix64 state.
+    On(u64),
 }
 
 /// A reusable virtual machine: the stack, frames and caches of runs.
@@ -94,6 +106,9 @@ pub struct Vm {
     /// field on every read).
     globals: Vec<Option<Value>>,
     regexes: Vec<(Box<str>, Box<str>, Arc<Regex>)>,
+    /// SplitMix64 stream of per-run seeds for [`Randomness::Entropy`],
+    /// seeded from the operating system on first use.
+    entropy: Option<u64>,
 }
 
 impl std::fmt::Debug for Vm {
@@ -179,7 +194,11 @@ impl Vm {
             deadline: None,
             cancel: opts.cancel.clone(),
             now: None,
-            rng: opts.random_seed.map(|s| s ^ 0x9E37_79B9_7F4A_7C15),
+            rng: match opts.random {
+                Randomness::Entropy => Rng::Entropy,
+                Randomness::Seeded(s) => Rng::On(s ^ 0x9E37_79B9_7F4A_7C15),
+                Randomness::Disabled => Rng::Off,
+            },
         };
         self.clock = opts.clock.clone();
     }
@@ -1226,6 +1245,23 @@ fn unknown_identifier(name: &str) -> Error {
     Error::new(ErrorKind::Reference, format!("Unknown identifier '{name}'"))
 }
 
+/// The next number of a SplitMix64 stream.
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// An unpredictable seed: the standard library's per-process random keys
+/// (from the operating system) hashed with the current time.
+#[cold]
+fn entropy_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
 /// Converts a value to a string as the built-in `string()` does (templates).
 fn stringify(rt: &mut dyn Runtime, v: &Value) -> Result<Value, Error> {
     static STRING: std::sync::OnceLock<Option<u16>> = std::sync::OnceLock::new();
@@ -1312,18 +1348,27 @@ impl Runtime for Exec<'_> {
     }
 
     fn random(&mut self) -> Result<f64, Error> {
-        let Some(state) = &mut self.vm.budget.rng else {
-            return Err(Error::new(
-                ErrorKind::Value,
-                "random() is disabled in this run",
-            ));
+        let state = match &mut self.vm.budget.rng {
+            Rng::On(state) => state,
+            Rng::Off => {
+                return Err(Error::new(
+                    ErrorKind::Value,
+                    "random() is disabled in this run",
+                ));
+            }
+            Rng::Entropy => {
+                // This run's seed: the next number of the VM's stream, whose
+                // own seed is read from the operating system once per VM.
+                let stream = self.vm.entropy.get_or_insert_with(entropy_seed);
+                let seed = splitmix64(stream);
+                self.vm.budget.rng = Rng::On(seed);
+                match &mut self.vm.budget.rng {
+                    Rng::On(state) => state,
+                    _ => return Err(internal("random state")),
+                }
+            }
         };
-        // SplitMix64.
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
+        let z = splitmix64(state);
         Ok((z >> 11) as f64 / (1u64 << 53) as f64)
     }
 
