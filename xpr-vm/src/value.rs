@@ -17,7 +17,32 @@ pub type Key = Arc<str>;
 
 /// An object's map: insertion-ordered, with a seeded fast hasher
 /// (seeded per process, so untrusted keys cannot force collisions).
-pub type Map = IndexMap<Key, Value, foldhash::fast::RandomState>;
+pub type Map = IndexMap<Key, Value, KeyHasher>;
+
+/// The hasher of every [`Map`]: foldhash with one random seed per process
+/// (from the operating system, through `foldhash`'s global seed), the same
+/// for all maps of the process. A key's hash can therefore be computed once
+/// (see [`key_hash`]) and reused for every lookup, as programs do for the
+/// context names and property names they read; and untrusted keys still
+/// cannot be chosen to collide, since the seed is not known outside the
+/// process.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyHasher;
+
+impl std::hash::BuildHasher for KeyHasher {
+    type Hasher = foldhash::fast::FoldHasher<'static>;
+
+    #[inline]
+    fn build_hasher(&self) -> Self::Hasher {
+        foldhash::fast::FoldHasher::with_seed(0, foldhash::SharedSeed::global_random())
+    }
+}
+
+/// The hash of key `key` in every [`Map`] of this process.
+#[inline]
+pub fn key_hash(key: &str) -> u64 {
+    std::hash::BuildHasher::hash_one(&KeyHasher, key)
+}
 
 /// Logical bytes charged for one value slot (an element or a field value).
 pub const SLOT_BYTES: u64 = 16;
@@ -258,6 +283,13 @@ impl Object {
         self.map.get(key)
     }
 
+    /// The value of `key`, if present, given `hash == key_hash(key)`
+    /// (computed once by the caller): a lookup that hashes nothing.
+    #[inline]
+    pub fn get_hashed(&self, key: &str, hash: u64) -> Option<&Value> {
+        map_get_hashed(&self.map, key, hash)
+    }
+
     /// The number of keys.
     #[inline]
     pub fn len(&self) -> usize {
@@ -287,6 +319,15 @@ impl Object {
             Err(shared) => shared.map.clone(),
         }
     }
+}
+
+/// `map.get(key)` given `hash == key_hash(key)`.
+#[inline]
+pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
+    use indexmap::map::RawEntryApiV1;
+    map.raw_entry_v1()
+        .from_hash(hash, |k| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+        .map(|(_, v)| v)
 }
 
 /// Whether dropping `v` may recurse: it owns values of its own.
@@ -439,46 +480,99 @@ impl Value {
     }
 }
 
-/// Structural equality, adding its work to `work` (see [`Value::eq_with_work`]).
-fn equal(a: &Value, b: &Value, work: &mut u64) -> bool {
-    match (a, b) {
+/// What [`step`] found comparing two values.
+enum Step<'a> {
+    /// Equal without looking inside (scalars, shared values).
+    Equal,
+    /// Not equal.
+    Unequal,
+    /// Equal so far: the elements or fields of two containers remain.
+    Descend(Pending<'a>),
+}
+
+/// The children of two containers still to compare.
+enum Pending<'a> {
+    Items(std::iter::Zip<std::slice::Iter<'a, Value>, std::slice::Iter<'a, Value>>),
+    Fields(indexmap::map::Iter<'a, Key, Value>, &'a Map),
+}
+
+/// Compares `a` and `b` one level deep, adding the work of that level.
+fn step<'a>(a: &'a Value, b: &'a Value, work: &mut u64) -> Step<'a> {
+    let eq = match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(a), Value::Bool(b)) => a == b,
         (Value::Number(a), Value::Number(b)) => a == b,
         (Value::String(a), Value::String(b)) => {
             if Arc::ptr_eq(a, b) {
-                return true;
+                return Step::Equal;
             }
             if a.len() != b.len() {
-                return false;
+                return Step::Unequal;
             }
             *work = work.saturating_add(a.len() as u64 / BYTES_PER_UNIT);
             a == b
         }
         (Value::Array(a), Value::Array(b)) => {
             if Arc::ptr_eq(a, b) {
-                return true;
+                return Step::Equal;
             }
             if a.items.len() != b.items.len() {
-                return false;
+                return Step::Unequal;
             }
-            a.items.iter().zip(&b.items).all(|(x, y)| {
-                *work = work.saturating_add(1);
-                equal(x, y, work)
-            })
+            return Step::Descend(Pending::Items(a.items.iter().zip(&b.items)));
         }
         (Value::Object(a), Value::Object(b)) => {
-            Arc::ptr_eq(a, b)
-                || (a.map.len() == b.map.len()
-                    && a.map.iter().all(|(k, v)| {
-                        *work = work.saturating_add(1 + k.len() as u64 / BYTES_PER_UNIT);
-                        b.map.get(k).is_some_and(|w| equal(v, w, work))
-                    }))
+            if Arc::ptr_eq(a, b) {
+                return Step::Equal;
+            }
+            if a.map.len() != b.map.len() {
+                return Step::Unequal;
+            }
+            return Step::Descend(Pending::Fields(a.map.iter(), &b.map));
         }
         (Value::Regex(a), Value::Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
         (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
         _ => false,
+    };
+    if eq { Step::Equal } else { Step::Unequal }
+}
+
+/// Structural equality, adding its work to `work` (see [`Value::eq_with_work`]).
+///
+/// Walks nested arrays and objects with an explicit stack, never by
+/// recursion, so values of any depth (a host may raise the value-depth
+/// budget) cannot overflow the thread's stack.
+fn equal(a: &Value, b: &Value, work: &mut u64) -> bool {
+    let mut stack: smallvec::SmallVec<[Pending<'_>; 8]> = smallvec::SmallVec::new();
+    match step(a, b, work) {
+        Step::Equal => return true,
+        Step::Unequal => return false,
+        Step::Descend(p) => stack.push(p),
     }
+    while let Some(top) = stack.last_mut() {
+        let next = match top {
+            Pending::Items(pairs) => pairs.next().map(|(x, y)| {
+                *work = work.saturating_add(1);
+                (x, Some(y))
+            }),
+            Pending::Fields(fields, other) => fields.next().map(|(k, v)| {
+                *work = work.saturating_add(1 + k.len() as u64 / BYTES_PER_UNIT);
+                (v, other.get(k))
+            }),
+        };
+        match next {
+            None => {
+                stack.pop();
+            }
+            Some((_, None)) => return false,
+            Some((x, Some(y))) => match step(x, y, work) {
+                Step::Equal => {}
+                Step::Unequal => return false,
+                Step::Descend(p) => stack.push(p),
+            },
+        }
+    }
+    true
 }
 
 impl From<f64> for Value {
@@ -560,6 +654,36 @@ mod tests {
             HEADER_BYTES + 2 * (SLOT_BYTES + a.logical_size())
         );
         assert_eq!(pair.depth(), 2);
+    }
+
+    #[test]
+    fn equality_of_deep_values_does_not_recurse() {
+        // A host may raise the value-depth budget far above its default:
+        // comparing two 100,000-deep chains overflowed a 2 MiB stack.
+        let handle = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                let chain = |leaf: f64| {
+                    let mut v = Value::Number(leaf);
+                    for i in 0..100_000 {
+                        v = if i % 2 == 0 {
+                            Value::array(vec![Value::Null, v])
+                        } else {
+                            let mut m = Map::default();
+                            m.insert("k".into(), v);
+                            Value::object(m)
+                        };
+                    }
+                    v
+                };
+                let (a, b, c) = (chain(1.0), chain(1.0), chain(2.0));
+                let (eq, work) = a.eq_with_work(&b);
+                assert!(eq);
+                assert!(work >= 100_000, "work {work}");
+                assert!(a != c);
+            })
+            .expect("spawn");
+        handle.join().expect("no stack overflow");
     }
 
     #[test]
