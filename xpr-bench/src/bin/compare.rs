@@ -3,10 +3,12 @@
 //! closure, how many times slower the best peer is, xpr's fuel on/off
 //! ratio, and a check of each floor of issue 7.
 //!
-//! Usage: `compare [--mean] [CRITERION_DIR]` (default: the workspace's
+//! Usage: `compare [--mean] [CRITERION_DIR ...]` (default: the workspace's
 //! `target/criterion`, or `$CRITERION_HOME`, or `$CARGO_TARGET_DIR/criterion`).
 //! Reads `CRITERION_DIR/<case>/<engine>/new/estimates.json` and takes the
-//! median point estimate (the mean with `--mean`). Missing cells print `-`.
+//! median point estimate (the mean with `--mean`). Given several
+//! directories (one per run, e.g. `CRITERION_HOME=target/criterion-run2`),
+//! each cell is the median over the runs. Missing cells print `-`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -34,35 +36,83 @@ type Table = BTreeMap<String, BTreeMap<String, f64>>;
 
 fn main() -> ExitCode {
     let mut statistic = "median";
-    let mut dir = None;
+    let mut dirs = Vec::new();
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--mean" => statistic = "mean",
             "--median" => statistic = "median",
             "-h" | "--help" => {
-                println!("usage: compare [--mean|--median] [CRITERION_DIR]");
+                println!("usage: compare [--mean|--median] [CRITERION_DIR ...]");
+                println!(
+                    "several directories (one per run): each cell is the median over the runs"
+                );
                 return ExitCode::SUCCESS;
             }
-            _ => dir = Some(PathBuf::from(arg)),
+            _ => dirs.push(PathBuf::from(arg)),
         }
     }
-    let dir = dir.unwrap_or_else(xpr_bench::criterion_dir);
-    let (table, newest) = match read(&dir, statistic) {
-        Ok(found) => found,
-        Err(e) => {
-            eprintln!("compare: cannot read {}: {e}", dir.display());
-            return ExitCode::FAILURE;
+    if dirs.is_empty() {
+        dirs.push(xpr_bench::criterion_dir());
+    }
+    let mut runs = Vec::new();
+    let mut newest: Option<SystemTime> = None;
+    for dir in &dirs {
+        match read(dir, statistic) {
+            Ok((table, when)) if !table.is_empty() => {
+                runs.push(table);
+                newest = newest.max(when);
+            }
+            Ok(_) => eprintln!(
+                "compare: no results under {}; run `cargo bench -p xpr-bench --bench compare` first",
+                dir.display()
+            ),
+            Err(e) => eprintln!("compare: cannot read {}: {e}", dir.display()),
         }
-    };
-    if table.is_empty() {
-        eprintln!(
-            "compare: no results under {}; run `cargo bench -p xpr-bench --bench compare` first",
-            dir.display()
-        );
+    }
+    if runs.len() != dirs.len() {
         return ExitCode::FAILURE;
     }
-    print!("{}", render(&table, statistic, newest));
+    let table = merge(&runs);
+    print!("{}", render(&table, statistic, runs.len(), newest));
     ExitCode::SUCCESS
+}
+
+/// Each cell's median over the runs that measured it (the mean of the
+/// two middle values for an even count).
+fn merge(runs: &[Table]) -> Table {
+    let mut all: BTreeMap<String, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
+    for run in runs {
+        for (case, row) in run {
+            for (engine, ns) in row {
+                all.entry(case.clone())
+                    .or_default()
+                    .entry(engine.clone())
+                    .or_default()
+                    .push(*ns);
+            }
+        }
+    }
+    all.into_iter()
+        .map(|(case, row)| {
+            let row = row
+                .into_iter()
+                .filter_map(|(engine, mut xs)| {
+                    xs.sort_by(f64::total_cmp);
+                    let mid = xs.len() / 2;
+                    let median = if xs.len() % 2 == 1 {
+                        xs.get(mid).copied()
+                    } else {
+                        match (mid.checked_sub(1).and_then(|i| xs.get(i)), xs.get(mid)) {
+                            (Some(a), Some(b)) => Some((a + b) / 2.0),
+                            _ => None,
+                        }
+                    };
+                    median.map(|m| (engine, m))
+                })
+                .collect();
+            (case, row)
+        })
+        .collect()
 }
 
 /// Reads every `case/engine/new/estimates.json` under `dir`; also returns
@@ -149,7 +199,7 @@ fn ratio(top: Option<f64>, bottom: Option<f64>) -> String {
 }
 
 /// The whole report: the table, then the floors.
-fn render(table: &Table, statistic: &str, newest: Option<SystemTime>) -> String {
+fn render(table: &Table, statistic: &str, runs: usize, newest: Option<SystemTime>) -> String {
     let cases = ordered(&CASES, table.keys());
     let engines = ordered(&ENGINES, table.values().flat_map(|row| row.keys()));
     let cell = |case: &str, engine: &str| table.get(case).and_then(|r| r.get(engine)).copied();
@@ -164,7 +214,12 @@ fn render(table: &Table, statistic: &str, newest: Option<SystemTime>) -> String 
     let when = newest.map_or_else(|| "unknown".into(), utc);
     let _ = writeln!(
         out,
-        "ns per evaluation ({statistic} of criterion's samples); results of {when}; {}",
+        "ns per evaluation ({statistic} of criterion's samples{}); results of {when}; {}",
+        if runs > 1 {
+            format!(", median of {runs} runs")
+        } else {
+            String::new()
+        },
         machine()
     );
     let _ = writeln!(out);
