@@ -8,8 +8,10 @@
 //! is a whole number.
 //!
 //! Civil (calendar) fields are computed here with proleptic Gregorian
-//! day arithmetic (exact over the whole range); ISO 8601 text is parsed with
-//! `jiff`. `dateAdd` of months and years is done on civil fields with
+//! day arithmetic (exact over the whole range); ISO 8601 text is read by a
+//! strict parser of the documented extended forms only (a general ISO 8601
+//! parser also takes forms JavaScript rejects: leap seconds, `+25:00`
+//! offsets, `20240105`). `dateAdd` of months and years is done on civil fields with
 //! JavaScript `Date` overflow: Jan 31 + 1 month is Mar 2 in a leap year,
 //! Feb 29 + 1 year is Mar 1, and the time of day is kept.
 //!
@@ -295,7 +297,7 @@ pub fn parse_iso(text: &str) -> Result<i64, Error> {
     let all_digits =
         |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
     let number = |r: std::ops::Range<usize>| text.get(r).and_then(|t| t.parse::<i64>().ok());
-    // `yyyy` and `yyyy-MM`, which jiff does not take alone.
+    // `yyyy` and `yyyy-MM` alone.
     if b.len() == 4 && all_digits(0..4) {
         let year = number(0..4).ok_or_else(bad)?;
         return in_range(i128::from(days_from_civil(year, 1, 1)) * i128::from(MS_PER_DAY));
@@ -307,31 +309,121 @@ pub fn parse_iso(text: &str) -> Result<i64, Error> {
         }
         return in_range(i128::from(days_from_civil(year, month, 1)) * i128::from(MS_PER_DAY));
     }
-    let pieces = jiff::fmt::temporal::Pieces::parse(text).map_err(|_| bad())?;
-    if pieces.time_zone_annotation().is_some() {
+    if text.contains('[') {
         return Err(invalid_date(
             text,
             "time zone names are not supported, use Z or an offset",
         ));
     }
-    let date = pieces.date();
-    let days = days_from_civil(
-        i64::from(date.year()),
-        i64::from(date.month()),
-        i64::from(date.day()),
-    );
-    let time_ms = pieces.time().map_or(0, |t| {
-        i64::from(t.hour()) * MS_PER_HOUR
-            + i64::from(t.minute()) * MS_PER_MINUTE
-            + i64::from(t.second()) * MS_PER_SECOND
-            + i64::from(t.subsec_nanosecond()) / 1_000_000
-    });
-    let offset_ms = pieces
-        .to_numeric_offset()
-        .map_or(0, |o| i64::from(o.seconds()) * MS_PER_SECOND);
+    let f = iso_fields(b).ok_or_else(bad)?;
+    if !(1..=12).contains(&f.month)
+        || !(1..=days_in_month(f.year, f.month)).contains(&f.day)
+        || f.hour > 23
+        || f.minute > 59
+        || f.second > 59
+        || f.offset_hour > 23
+        || f.offset_minute > 59
+    {
+        return Err(bad());
+    }
+    let days = days_from_civil(f.year, f.month, f.day);
+    let time_ms =
+        f.hour * MS_PER_HOUR + f.minute * MS_PER_MINUTE + f.second * MS_PER_SECOND + f.milli;
+    let offset_ms = f.offset_sign * (f.offset_hour * MS_PER_HOUR + f.offset_minute * MS_PER_MINUTE);
     in_range(
         i128::from(days) * i128::from(MS_PER_DAY) + i128::from(time_ms) - i128::from(offset_ms),
     )
+}
+
+/// The fields of an ISO 8601 date-time in the documented extended forms.
+struct IsoFields {
+    year: i64,
+    month: i64,
+    day: i64,
+    hour: i64,
+    minute: i64,
+    second: i64,
+    /// Milliseconds: the fraction's first three digits (any more are truncated).
+    milli: i64,
+    /// 1, or -1 for a `-` offset.
+    offset_sign: i64,
+    offset_hour: i64,
+    offset_minute: i64,
+}
+
+/// Reads exactly `YYYY-MM-DD`, optionally followed by `T` or a space,
+/// `HH:mm`, optionally `:ss` and then `.` and one or more digits, then
+/// optionally `Z` or `+HH:mm` / `-HH:mm` (the forms docs/decisions.md
+/// lists). Anything else is `None`: the basic format (`20240105`), lower
+/// case `t`/`z`, an hour alone, a comma fraction, offsets without a colon,
+/// which a general ISO 8601 parser (such as jiff's Temporal grammar) takes
+/// though JavaScript's `Date.parse` does not. Ranges are checked by the caller.
+fn iso_fields(b: &[u8]) -> Option<IsoFields> {
+    let digits = |at: usize, n: usize| -> Option<i64> {
+        let d = b.get(at..at + n)?;
+        d.iter().all(u8::is_ascii_digit).then(|| {
+            d.iter()
+                .fold(0i64, |acc, &c| acc * 10 + i64::from(c - b'0'))
+        })
+    };
+    let byte = |at: usize| b.get(at).copied();
+    let mut f = IsoFields {
+        year: digits(0, 4)?,
+        month: 0,
+        day: 0,
+        hour: 0,
+        minute: 0,
+        second: 0,
+        milli: 0,
+        offset_sign: 1,
+        offset_hour: 0,
+        offset_minute: 0,
+    };
+    (byte(4) == Some(b'-') && byte(7) == Some(b'-')).then_some(())?;
+    f.month = digits(5, 2)?;
+    f.day = digits(8, 2)?;
+    if b.len() == 10 {
+        return Some(f);
+    }
+    matches!(byte(10), Some(b'T' | b' ')).then_some(())?;
+    f.hour = digits(11, 2)?;
+    (byte(13) == Some(b':')).then_some(())?;
+    f.minute = digits(14, 2)?;
+    let mut at = 16;
+    if byte(at) == Some(b':') {
+        f.second = digits(at + 1, 2)?;
+        at += 3;
+        if byte(at) == Some(b'.') {
+            at += 1;
+            let start = at;
+            while byte(at).is_some_and(|c| c.is_ascii_digit()) {
+                at += 1;
+            }
+            (at > start).then_some(())?;
+            // Three digits, padded with zeros: ".5" is 500 ms.
+            f.milli = (0..3).fold(0, |acc, i| {
+                let d = if start + i < at {
+                    byte(start + i).map_or(0, |c| c - b'0')
+                } else {
+                    0
+                };
+                acc * 10 + i64::from(d)
+            });
+        }
+    }
+    match byte(at) {
+        None => {}
+        Some(b'Z') => at += 1,
+        Some(sign @ (b'+' | b'-')) => {
+            f.offset_sign = if sign == b'-' { -1 } else { 1 };
+            f.offset_hour = digits(at + 1, 2)?;
+            (byte(at + 3) == Some(b':')).then_some(())?;
+            f.offset_minute = digits(at + 4, 2)?;
+            at += 6;
+        }
+        Some(_) => return None,
+    }
+    (at == b.len()).then_some(f)
 }
 
 /// A format token (spec "ICU Format Tokens", a closed set).
