@@ -13,7 +13,9 @@
 use std::hint::black_box;
 
 use serde_json::Value as Json;
-use xpr_bench::{BIND_RECORDS, PREDICATE, booking, bookings, flights, items, items_json, numbers, person};
+use xpr_bench::{
+    BIND_RECORDS, PREDICATE, booking, bookings, flights, items, items_json, numbers, person,
+};
 
 const FILTER_MAP: &str = "items.filter(x => x.price > 50).map(x => x.name)";
 const ARITH: &str = "(a + b) * c - d / e";
@@ -43,7 +45,10 @@ fn main() {
     let mut vm = xpr::Vm::new();
     let (src, record) = match case.as_str() {
         "a" | "a_bind" | "compile" => (PREDICATE, booking().to_json()),
-        "b" => (FILTER_MAP, serde_json::json!({ "items": items_json(&items(100)) })),
+        "b" => (
+            FILTER_MAP,
+            serde_json::json!({ "items": items_json(&items(100)) }),
+        ),
         "c" => (ARITH, numbers().to_json()),
         "d" => (UPPER, person().to_json()),
         "pipeline" => {

@@ -1,19 +1,52 @@
 //! How a program reads the host's data: the context trait.
 
-use crate::value::{Map, Object, Value};
+use crate::value::{Map, Object, Value, map_get_hashed};
+
+/// A context variable found by [`Context::lookup`].
+#[derive(Debug)]
+pub enum Field<'a> {
+    /// A value the context holds, lent for the run: reading it copies
+    /// nothing, and comparing it with a constant does not even
+    /// reference-count it.
+    Borrowed(&'a Value),
+    /// A value built for this read (converted from the host's own data).
+    /// The VM keeps it for the rest of the run, so each variable is built
+    /// at most once per run however often the expression reads it.
+    Owned(Value),
+}
 
 /// Read-only access to the variables an expression sees by name.
 ///
 /// Implemented for XPR maps and objects and for `serde_json` maps, so that
 /// handing a record to a program never converts the whole record: only the
 /// fields the program reads are looked up (and converted).
+///
+/// [`Context::get`] is all an implementation needs; a context that holds
+/// [`Value`]s also implements [`Context::lookup`] to lend them instead.
 pub trait Context {
     /// The value of top-level variable `name`, if the context has it.
     fn get(&self, name: &str) -> Option<Value>;
+
+    /// The value of top-level variable `name`, if the context has it,
+    /// borrowed when the context holds it as a [`Value`]. `hash` is
+    /// [`crate::value::key_hash`]`(name)`, computed once per program, for
+    /// contexts kept in a [`Map`]: they can look the name up without hashing it.
+    ///
+    /// The default calls [`Context::get`] and returns [`Field::Owned`].
+    #[inline]
+    fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
+        let _ = hash;
+        self.get(name).map(Field::Owned)
+    }
 }
 
 impl Context for () {
     fn get(&self, _: &str) -> Option<Value> {
+        None
+    }
+
+    #[inline]
+    fn lookup(&self, _: &str, _: u64) -> Option<Field<'_>> {
         None
     }
 }
@@ -22,11 +55,21 @@ impl Context for Map {
     fn get(&self, name: &str) -> Option<Value> {
         Map::get(self, name).cloned()
     }
+
+    #[inline]
+    fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
+        map_get_hashed(self, name, hash).map(Field::Borrowed)
+    }
 }
 
 impl Context for Object {
     fn get(&self, name: &str) -> Option<Value> {
         Object::get(self, name).cloned()
+    }
+
+    #[inline]
+    fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
+        self.get_hashed(name, hash).map(Field::Borrowed)
     }
 }
 
@@ -38,10 +81,59 @@ impl Context for Value {
             _ => None,
         }
     }
+
+    #[inline]
+    fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
+        match self {
+            Value::Object(o) => o.get_hashed(name, hash).map(Field::Borrowed),
+            _ => None,
+        }
+    }
 }
 
 impl<C: Context + ?Sized> Context for &C {
     fn get(&self, name: &str) -> Option<Value> {
         (**self).get(name)
+    }
+
+    #[inline]
+    fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
+        (**self).lookup(name, hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::key_hash;
+
+    #[test]
+    fn lookup_lends_what_get_copies() {
+        let mut map = Map::default();
+        map.insert("price".into(), Value::Number(2.5));
+        map.insert("name".into(), Value::from("pen"));
+        for name in ["price", "name", "missing"] {
+            let got = match map.lookup(name, key_hash(name)) {
+                Some(Field::Borrowed(v)) => Some(v.clone()),
+                Some(Field::Owned(_)) => panic!("a map lends its values"),
+                None => None,
+            };
+            assert_eq!(got, Context::get(&map, name), "{name}");
+            let obj = Value::object(map.clone());
+            let via_value = obj.lookup(name, key_hash(name)).map(|f| match f {
+                Field::Borrowed(v) => v.clone(),
+                Field::Owned(v) => v,
+            });
+            assert_eq!(via_value, got, "{name}");
+        }
+        // A context implementing only `get` is read through it.
+        struct Only;
+        impl Context for Only {
+            fn get(&self, name: &str) -> Option<Value> {
+                (name == "x").then(|| Value::Number(1.0))
+            }
+        }
+        assert!(matches!(Only.lookup("x", 0), Some(Field::Owned(Value::Number(n))) if n == 1.0));
+        assert!(Only.lookup("y", 0).is_none());
     }
 }

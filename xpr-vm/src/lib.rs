@@ -14,7 +14,7 @@ pub mod stdlib;
 pub mod value;
 pub mod vm;
 
-pub use context::Context;
+pub use context::{Context, Field};
 pub use error::{Error, ErrorKind, Span};
 pub use function::{Arity, Function, HostError, HostFunction, Meter};
 pub use limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};

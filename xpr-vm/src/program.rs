@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Span};
 use crate::function::HostFunction;
-use crate::value::{Key, Value};
+use crate::value::{Key, Value, key_hash};
 
 /// One instruction. Operands are indices into the program's tables, local
 /// slot numbers or absolute jump targets (instruction offsets within the
@@ -291,8 +291,30 @@ pub struct ProgramParts {
 /// A compiled program: immutable, `Send + Sync`, cheap to clone (one `Arc`).
 #[derive(Clone, Debug)]
 pub struct Program {
-    inner: Arc<ProgramParts>,
-    free: Arc<[Key]>,
+    inner: Arc<Inner>,
+}
+
+/// A program's parts and what is derived from them once, when validated.
+#[derive(Debug)]
+struct Inner {
+    parts: ProgramParts,
+    /// The globals' names (the free variables).
+    free: Vec<Key>,
+    /// `key_hash` of each global's name: context lookups hash nothing.
+    global_hashes: Vec<u64>,
+    /// `key_hash` of each property name: field reads hash nothing.
+    key_hashes: Vec<u64>,
+}
+
+impl Inner {
+    fn new(parts: ProgramParts) -> Self {
+        Inner {
+            free: parts.globals.iter().map(|g| g.name.clone()).collect(),
+            global_hashes: parts.globals.iter().map(|g| key_hash(&g.name)).collect(),
+            key_hashes: parts.keys.iter().map(|k| key_hash(k)).collect(),
+            parts,
+        }
+    }
 }
 
 impl Default for Program {
@@ -315,8 +337,7 @@ fn unreachable_program() -> Program {
     // Only reachable if validation rejected the two-instruction program
     // above, which it cannot; kept total instead of panicking.
     Program {
-        inner: Arc::new(ProgramParts::default()),
-        free: Arc::from(Vec::new()),
+        inner: Arc::new(Inner::new(ProgramParts::default())),
     }
 }
 
@@ -385,17 +406,27 @@ impl Program {
                 }
             }
         }
-        let free: Arc<[Key]> = parts.globals.iter().map(|g| g.name.clone()).collect();
         Ok(Program {
-            inner: Arc::new(parts),
-            free,
+            inner: Arc::new(Inner::new(parts)),
         })
     }
 
     /// The parts, for the VM.
     #[inline]
     pub(crate) fn parts(&self) -> &ProgramParts {
-        &self.inner
+        &self.inner.parts
+    }
+
+    /// `key_hash` of each global's name, by global index.
+    #[inline]
+    pub(crate) fn global_hashes(&self) -> &[u64] {
+        &self.inner.global_hashes
+    }
+
+    /// `key_hash` of each property name, by key index.
+    #[inline]
+    pub(crate) fn key_hashes(&self) -> &[u64] {
+        &self.inner.key_hashes
     }
 
     /// Whether two handles share the same program.
@@ -406,23 +437,28 @@ impl Program {
     /// The context fields the program may read (its free variables), in
     /// order of first use.
     pub fn free_variables(&self) -> &[Key] {
-        &self.free
+        &self.inner.free
     }
 
     /// The names of the built-in and host functions the program calls, in
     /// order of first use.
     pub fn functions(&self) -> Vec<&str> {
-        self.inner.functions.iter().map(String::as_str).collect()
+        self.inner
+            .parts
+            .functions
+            .iter()
+            .map(String::as_str)
+            .collect()
     }
 
     /// The prototypes (0 is the expression).
     pub fn protos(&self) -> &[Proto] {
-        &self.inner.protos
+        &self.inner.parts.protos
     }
 
     /// The constant pool.
     pub fn constants(&self) -> &[Value] {
-        &self.inner.constants
+        &self.inner.parts.constants
     }
 }
 
@@ -472,7 +508,7 @@ pub(crate) fn show_value(v: &Value, out: &mut String) {
 
 impl Program {
     fn operands(&self, op: &Op) -> String {
-        let p = &*self.inner;
+        let p = &self.inner.parts;
         let mut s = String::new();
         match *op {
             Op::Const(c) => {
@@ -586,7 +622,7 @@ fn op_name(op: &Op) -> String {
 /// name or target they denote) and source span `@start..end` in characters.
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, proto) in self.inner.protos.iter().enumerate() {
+        for (i, proto) in self.inner.parts.protos.iter().enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }

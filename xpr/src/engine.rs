@@ -163,13 +163,26 @@ impl Engine {
     ///
     /// # Errors
     /// As [`Engine::register`].
-    pub fn register_metered<F>(&mut self, name: &str, arity: Arity, f: F) -> Result<&mut Self, Error>
+    pub fn register_metered<F>(
+        &mut self,
+        name: &str,
+        arity: Arity,
+        f: F,
+    ) -> Result<&mut Self, Error>
     where
         F: Fn(&mut Meter, &[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
     {
-        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        let reject = |why: &str| Err(Error::new(ErrorKind::Host, format!("cannot register '{name}': {why}")));
+        let reject = |why: &str| {
+            Err(Error::new(
+                ErrorKind::Host,
+                format!("cannot register '{name}': {why}"),
+            ))
+        };
         if !valid || name == "let" || name == "true" || name == "false" || name == "null" {
             return reject("not an identifier");
         }
@@ -181,8 +194,9 @@ impl Engine {
         }
         let owned = name.to_string();
         let callback = move |meter: &mut Meter, args: &[Value]| {
-            catch_unwind(AssertUnwindSafe(|| f(meter, args)))
-                .unwrap_or_else(|_| Err(HostError::new(format!("host function '{owned}' panicked"))))
+            catch_unwind(AssertUnwindSafe(|| f(meter, args))).unwrap_or_else(|_| {
+                Err(HostError::new(format!("host function '{owned}' panicked")))
+            })
         };
         self.host.push(Arc::new(HostFunction {
             name: name.to_string(),
@@ -274,7 +288,10 @@ impl Program {
     fn options(&self, config: &RunConfig) -> RunOptions {
         let d = &*self.config;
         RunOptions {
-            limits: config.limits.as_ref().map_or_else(|| d.limits.clone(), Limits::vm),
+            limits: config
+                .limits
+                .as_ref()
+                .map_or_else(|| d.limits.clone(), Limits::vm),
             clock: match config.now_ms {
                 Some(ms) => Clock::Fixed(ms),
                 None => d.clock.clone(),

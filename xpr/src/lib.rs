@@ -37,6 +37,6 @@ pub use diagnostic::render_error;
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig};
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::{
-    Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, Key, Map, Meter, Span, Value,
-    Vm,
+    Arity, CancelHandle, Clock, Context, Error, ErrorKind, Field, HostError, Key, Map, Meter, Span,
+    Value, Vm,
 };

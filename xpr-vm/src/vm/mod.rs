@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use smallvec::SmallVec;
 
-use crate::context::Context;
+use crate::context::{Context, Field};
 use crate::error::{Error, ErrorKind, Span};
 use crate::function::{Closure, Function, HostFunction, Meter};
 use crate::limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};
@@ -105,6 +105,9 @@ pub struct Vm {
     /// often the expression names it (a `serde_json` context converts the
     /// field on every read).
     globals: Vec<Option<Value>>,
+    /// A built context value not kept in `globals` (read by a closure from
+    /// another program), parked until the instruction reading it is done.
+    scratch: Option<Value>,
     regexes: Vec<(Box<str>, Box<str>, Arc<Regex>)>,
     /// SplitMix64 stream of per-run seeds for [`Randomness::Entropy`],
     /// seeded from the operating system on first use.
@@ -151,8 +154,8 @@ impl Vm {
         let Some(main) = program.protos().first() else {
             return Ok(Value::Null);
         };
+        // Filled lazily, by contexts that build the values they return.
         self.globals.clear();
-        self.globals.resize(program.parts().globals.len(), None);
         self.stack.push(Value::Null);
         self.stack.resize(1 + main.slots as usize, Value::Null);
         self.frames.push(Frame {
@@ -169,6 +172,7 @@ impl Vm {
         let result = exec.execute(0);
         // Keep the capacity, drop the values (they may hold large data).
         self.globals.clear();
+        self.scratch = None;
         self.stack.clear();
         self.frames.clear();
         self.marks.clear();
@@ -215,6 +219,20 @@ impl Vm {
     /// only grows during a run, so this is also its peak).
     pub fn peak_memory(&self) -> u64 {
         self.budget.memory_used
+    }
+
+    /// The value a [`Found`] for global `g` designates.
+    #[inline]
+    fn found<'v>(&'v self, found: Found<'v>, g: u32) -> &'v Value {
+        match found {
+            Found::Borrowed(v) => v,
+            Found::Cached => self
+                .globals
+                .get(g as usize)
+                .and_then(Option::as_ref)
+                .unwrap_or(&NULL),
+            Found::Scratch => self.scratch.as_ref().unwrap_or(&NULL),
+        }
     }
 
     #[inline]
@@ -384,6 +402,58 @@ fn measure_pairs(pairs: &[Value]) -> (u64, u32) {
     (size, depth.saturating_add(1))
 }
 
+/// Where the value of a global read lies (see `Exec::global`).
+#[derive(Clone, Copy)]
+enum Found<'p> {
+    /// In the context (lent) or in the program (a fallback).
+    Borrowed(&'p Value),
+    /// In the VM's per-run cache of built context values, at the global's index.
+    Cached,
+    /// In the VM's scratch slot.
+    Scratch,
+}
+
+#[cold]
+fn value_too_deep() -> Error {
+    Error::new(ErrorKind::Depth, "Value depth limit exceeded")
+}
+
+/// `a <cmp> k` for [`Op::CompareConst`], and the work beyond one fuel unit
+/// (as `==` and the ordering operators charge it; see
+/// [`Value::eq_with_work`] and [`ops::compare_work`]).
+#[inline]
+fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
+    use std::cmp::Ordering::{Greater, Less};
+    match cmp {
+        Cmp::Eq | Cmp::Ne => {
+            let (eq, work) = match (a, k) {
+                (Value::Number(x), Value::Number(y)) => (x == y, 0),
+                (Value::String(x), Value::String(y)) => {
+                    if Arc::ptr_eq(x, y) {
+                        (true, 0)
+                    } else if x.len() != y.len() {
+                        (false, 0)
+                    } else {
+                        (x.as_bytes() == y.as_bytes(), x.len() as u64 / 16)
+                    }
+                }
+                _ => a.eq_with_work(k),
+            };
+            Ok((eq == (cmp == Cmp::Eq), work))
+        }
+        _ => {
+            let o = ops::compare(a, k)?;
+            let r = match cmp {
+                Cmp::Lt => o == Less,
+                Cmp::Le => o != Greater,
+                Cmp::Gt => o == Greater,
+                _ => o != Less,
+            };
+            Ok((r, ops::compare_work(a, k)))
+        }
+    }
+}
+
 /// What a call instruction did.
 enum Flow {
     /// The result is on the stack.
@@ -411,7 +481,7 @@ fn not_callable(v: &Value) -> Error {
     Error::type_error(format_args!("{} is not callable", v.type_name()))
 }
 
-impl Exec<'_> {
+impl<'a> Exec<'a> {
     /// Runs frames until the frame count drops back to `stop`, returning the
     /// value the frame at `stop` returned.
     fn execute(&mut self, stop: usize) -> Result<Value, Error> {
@@ -434,6 +504,7 @@ impl Exec<'_> {
                 _ => (main, &[]),
             };
             let parts = program.parts();
+            let hashes = program.key_hashes();
             let Some(proto) = parts.protos.get(frame.proto as usize) else {
                 return Err(internal("no prototype"));
             };
@@ -508,30 +579,80 @@ impl Exec<'_> {
                         self.vm.stack.push(v);
                     }
                     Op::LoadGlobal(g) => {
-                        let v = tri!(self.load_global(program, g));
-                        self.vm.stack.push(v);
+                        let found = tri!(self.global(program, g));
+                        // `name <cmp> constant`: compared where the value
+                        // lies, without pushing (or reference-counting) it.
+                        // Both instructions are charged, as if run in turn.
+                        if let Some(&Op::CompareConst { cmp, constant }) = code.get(ip) {
+                            ip += 1;
+                            if self.vm.budget.tick == 0 {
+                                tri!(self.vm.refill());
+                            }
+                            self.vm.budget.tick -= 1;
+                            let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
+                            let v = self.vm.found(found, g);
+                            let (r, work) = tri!(compare_const(v, cmp, k));
+                            if work > 0 {
+                                tri!(self.vm.fuel(work));
+                            }
+                            self.vm.stack.push(Value::Bool(r));
+                        } else {
+                            let v = self.vm.found(found, g).clone();
+                            self.vm.stack.push(v);
+                        }
                     }
                     Op::GetField(k) => {
                         let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let hash = hashes.get(k as usize).copied().unwrap_or(0);
                         let top = self.vm.top();
                         let v = match &*top {
-                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            Value::Object(o) => {
+                                o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
+                            }
                             Value::Null => tri!(Err(null_property(key))),
                             _ => Value::Null,
                         };
                         *top = v;
                     }
-                    Op::GetLocalField { slot, key } => {
-                        let key = parts.keys.get(key as usize).map_or("", |k| &**k);
-                        let v = match self.vm.stack.get(base + slot as usize).unwrap_or(&NULL) {
-                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
-                            Value::Null => tri!(Err(null_property(key))),
-                            _ => Value::Null,
-                        };
-                        self.vm.stack.push(v);
+                    Op::GetLocalField { slot, key: k } => {
+                        let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let hash = hashes.get(k as usize).copied().unwrap_or(0);
+                        let at = base + slot as usize;
+                        let local = self.vm.stack.get(at).unwrap_or(&NULL);
+                        if let Value::Null = local {
+                            tri!(Err(null_property(key)));
+                        }
+                        // `x.f <cmp> constant`: compared in place, as
+                        // `LoadGlobal` does.
+                        if let Some(&Op::CompareConst { cmp, constant }) = code.get(ip) {
+                            ip += 1;
+                            if self.vm.budget.tick == 0 {
+                                tri!(self.vm.refill());
+                            }
+                            self.vm.budget.tick -= 1;
+                            let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
+                            let v = match self.vm.stack.get(at) {
+                                Some(Value::Object(o)) => o.get_hashed(key, hash).unwrap_or(&NULL),
+                                _ => &NULL,
+                            };
+                            let (r, work) = tri!(compare_const(v, cmp, k));
+                            if work > 0 {
+                                tri!(self.vm.fuel(work));
+                            }
+                            self.vm.stack.push(Value::Bool(r));
+                        } else {
+                            let v = match local {
+                                Value::Object(o) => {
+                                    o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
+                                }
+                                _ => Value::Null,
+                            };
+                            self.vm.stack.push(v);
+                        }
                     }
                     Op::GetLength(k) => {
                         let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let hash = hashes.get(k as usize).copied().unwrap_or(0);
                         // Counting a string's characters reads all of it.
                         if let Value::String(s) = self.vm.peek() {
                             let work = s.len() as u64 / crate::format::BYTES_PER_FUEL;
@@ -541,7 +662,9 @@ impl Exec<'_> {
                         let v = match &*top {
                             Value::Array(a) => Value::Number(a.len() as f64),
                             Value::String(s) => Value::Number(s.chars().count() as f64),
-                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            Value::Object(o) => {
+                                o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
+                            }
                             Value::Null => tri!(Err(null_property(key))),
                             _ => Value::Null,
                         };
@@ -603,25 +726,8 @@ impl Exec<'_> {
                         *a = Value::Bool(r);
                     }
                     Op::CompareConst { cmp, constant } => {
-                        use std::cmp::Ordering::{Greater, Less};
                         let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-                        let (r, work) = match cmp {
-                            Cmp::Eq | Cmp::Ne => {
-                                let (eq, work) = self.vm.peek().eq_with_work(k);
-                                (eq == (cmp == Cmp::Eq), work)
-                            }
-                            _ => {
-                                let a = self.vm.peek();
-                                let o = tri!(ops::compare(a, k));
-                                let r = match cmp {
-                                    Cmp::Lt => o == Less,
-                                    Cmp::Le => o != Greater,
-                                    Cmp::Gt => o == Greater,
-                                    _ => o != Less,
-                                };
-                                (r, ops::compare_work(a, k))
-                            }
-                        };
+                        let (r, work) = tri!(compare_const(self.vm.peek(), cmp, k));
                         if work > 0 {
                             tri!(self.vm.fuel(work));
                         }
@@ -779,8 +885,11 @@ impl Exec<'_> {
                     },
                     Op::PatternField(k) => {
                         let key = parts.keys.get(k as usize).map_or("", |k| &**k);
+                        let hash = hashes.get(k as usize).copied().unwrap_or(0);
                         let v = match self.vm.peek() {
-                            Value::Object(o) => o.get(key).cloned().unwrap_or(Value::Null),
+                            Value::Object(o) => {
+                                o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
+                            }
                             _ => Value::Null,
                         };
                         self.vm.stack.push(v);
@@ -829,31 +938,67 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn load_global(&mut self, program: &Program, g: u32) -> Result<Value, Error> {
-        let Some(global) = program.parts().globals.get(g as usize) else {
+    /// Resolves global `g` of `program`: the context's variable, else the
+    /// global's fallback, else `Unknown identifier`.
+    ///
+    /// A context that lends its values is asked on every read (a lookup
+    /// by precomputed hash, nothing copied). A value the context builds is
+    /// kept in the VM for the rest of the run ([`Found::Cached`]): the
+    /// context is asked once per variable and run, since building may be
+    /// costly (a `serde_json` context converts the field). Only the main
+    /// program's reads are kept; a closure from another program (handed in
+    /// by the host) asks the context every time.
+    #[inline]
+    fn global<'p>(&mut self, program: &'p Program, g: u32) -> Result<Found<'p>, Error>
+    where
+        'a: 'p,
+    {
+        let ctx: &'a dyn Context = self.ctx;
+        let (Some(global), Some(&hash)) = (
+            program.parts().globals.get(g as usize),
+            program.global_hashes().get(g as usize),
+        ) else {
             return Err(internal("no global"));
         };
-        // Closures of the main program share its globals; a closure from
-        // another program (handed in by the host) reads the context directly.
         let main = program.ptr_eq(self.main);
-        if main && let Some(Some(v)) = self.vm.globals.get(g as usize) {
-            return Ok(v.clone());
+        if main && let Some(Some(_)) = self.vm.globals.get(g as usize) {
+            return Ok(Found::Cached);
         }
-        if let Some(v) = self.ctx.get(&global.name) {
-            // Host data nested deeper than the value-depth budget is refused
-            // when read, so no recursive operation (equality, conversion to
-            // text) ever walks it.
-            if v.depth() > self.vm.budget.value_depth {
-                return Err(Error::new(ErrorKind::Depth, "Value depth limit exceeded"));
+        match ctx.lookup(&global.name, hash) {
+            Some(Field::Borrowed(v)) => {
+                // Host data nested deeper than the value-depth budget is
+                // refused when read, so no recursive operation (equality,
+                // conversion to text) ever walks it.
+                if v.depth() > self.vm.budget.value_depth {
+                    return Err(value_too_deep());
+                }
+                Ok(Found::Borrowed(v))
             }
-            if main && let Some(slot) = self.vm.globals.get_mut(g as usize) {
-                *slot = Some(v.clone());
+            Some(Field::Owned(v)) => {
+                if v.depth() > self.vm.budget.value_depth {
+                    return Err(value_too_deep());
+                }
+                let n = program.parts().globals.len();
+                let cache = &mut self.vm.globals;
+                if cache.len() < n {
+                    cache.resize(n, None);
+                }
+                match cache.get_mut(g as usize) {
+                    Some(slot) if main => {
+                        *slot = Some(v);
+                        Ok(Found::Cached)
+                    }
+                    // Not kept: parked in the scratch slot, read at once.
+                    _ => {
+                        self.vm.scratch = Some(v);
+                        Ok(Found::Scratch)
+                    }
+                }
             }
-            return Ok(v);
-        }
-        match &global.fallback {
-            Some(v) => Ok(v.clone()),
-            None => Err(unknown_identifier(&global.name)),
+            None => match &global.fallback {
+                Some(v) => Ok(Found::Borrowed(v)),
+                None => Err(unknown_identifier(&global.name)),
+            },
         }
     }
 
