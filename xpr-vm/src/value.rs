@@ -96,6 +96,7 @@ pub struct Regex {
     compiled: regex::Regex,
     scan_cost: u32,
     rescans: bool,
+    lookahead: u64,
 }
 
 impl Value {
@@ -326,7 +327,9 @@ impl Object {
 pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
     use indexmap::map::RawEntryApiV1;
     map.raw_entry_v1()
-        .from_hash(hash, |k| k.len() == key.len() && k.as_bytes() == key.as_bytes())
+        .from_hash(hash, |k| {
+            k.len() == key.len() && k.as_bytes() == key.as_bytes()
+        })
         .map(|(_, v)| v)
 }
 
@@ -402,6 +405,7 @@ impl Regex {
             compiled,
             scan_cost: 1,
             rescans: false,
+            lookahead: 0,
         }
     }
 
@@ -431,6 +435,21 @@ impl Regex {
     /// [`Regex::with_rescans`]).
     pub fn rescans(&self) -> bool {
         self.rescans
+    }
+
+    /// Sets how many bytes past its start a search may read while trying a
+    /// branch that then fails (an upper bound of the longest match of the
+    /// pattern's bounded parts, made by `stdlib::regex`): `a{1,1000}b|a`
+    /// reads up to 1,000 bytes for every one-byte match, so iterating over
+    /// matches pays for those bytes on each search.
+    pub fn with_lookahead(mut self, bytes: u64) -> Self {
+        self.lookahead = bytes;
+        self
+    }
+
+    /// Bytes a search may read past its start (see [`Regex::with_lookahead`]).
+    pub fn lookahead(&self) -> u64 {
+        self.lookahead
     }
 
     /// The pattern as written between the slashes.

@@ -288,3 +288,27 @@ fn the_deepest_accepted_sources_compile_on_a_2_mib_stack() {
         }
     }
 }
+
+// ─── regex searches that read ahead of their match ───────────────────────────
+
+#[test]
+fn bounded_lookahead_of_a_failing_branch_is_charged_per_search() {
+    // Each search of `a{1,1000}b|a` over "aaa..." reads up to 1,000 bytes
+    // trying the first branch before matching one `a` with the second:
+    // 100,000 searches read 100 MB. It cost 200,000 fuel (5e6 characters
+    // took 10 s within the default budget); now every later search pays for
+    // the bytes it may read ahead, bounded by the pattern's longest match.
+    for src in [
+        "replacePattern(\"a\".repeat(100000), \"a{1,1000}b|a\", \"\").len()",
+        "\"a\".repeat(100000).replace(/\\w{1,1000}b|a/, \"\").len()",
+    ] {
+        assert_costs(src, serde_json::json!({}), 6_000_000);
+    }
+    // An ordinary pattern over the same text stays linear.
+    let (r, fuel) = run_metered(
+        "replacePattern(\"a\".repeat(100000), \"\\\\d{4}|a\", \"\").len()",
+        serde_json::json!({}),
+    );
+    assert_eq!(r.ok(), Some(Value::Number(0.0)));
+    assert!(fuel < 1_500_000, "used {fuel}");
+}

@@ -142,7 +142,9 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
     let cost = 1 + translated.size / STATES_PER_COST;
     Ok(Regex::new(pattern, flags, compiled)
         .with_scan_cost(u32::try_from(cost).unwrap_or(u32::MAX))
-        .with_rescans(translated.rescans))
+        .with_rescans(translated.rescans)
+        // Every atom of the expanded pattern matches at most 4 bytes.
+        .with_lookahead(translated.size.saturating_mul(4)))
 }
 
 /// The one-line reason of a `regex` crate error (its syntax errors are
@@ -715,18 +717,25 @@ pub fn scan_fuel(re: &Regex, s: &str) -> u64 {
 }
 
 /// Extra fuel for a search of `s` from byte `pos` after the first search
-/// (which [`scan_fuel`] paid for): the rest of the haystack,
-/// `(bytes - pos) / 16 * scan_cost`, when the regex [`Regex::rescans`]
-/// (its searches may read far past the match they return, so iterating
-/// over matches can read the haystack once per match); otherwise 0, since
-/// successive searches then read each byte a bounded number of times.
+/// (which [`scan_fuel`] paid for): `(bytes read ahead) / 16 * scan_cost`.
+/// The bytes read ahead are the rest of the haystack when the regex
+/// [`Regex::rescans`] (its searches may read far past the match they
+/// return, so iterating over matches can read the haystack once per
+/// match); otherwise at most [`Regex::lookahead`], the longest stretch its
+/// bounded parts can read before failing (`a{1,1000}b|a` reads 1,000 bytes
+/// for each one-byte match). Small patterns (a lookahead under 16 bytes)
+/// pay nothing extra.
 pub fn rescan_fuel(re: &Regex, s: &str, pos: usize) -> u64 {
-    if re.rescans() && pos > 0 {
-        (s.len().saturating_sub(pos) as u64 / SCAN_BYTES_PER_FUEL)
-            .saturating_mul(u64::from(re.scan_cost()))
-    } else {
-        0
+    if pos == 0 {
+        return 0;
     }
+    let rest = s.len().saturating_sub(pos) as u64;
+    let ahead = if re.rescans() {
+        rest
+    } else {
+        rest.min(re.lookahead())
+    };
+    (ahead / SCAN_BYTES_PER_FUEL).saturating_mul(u64::from(re.scan_cost()))
 }
 
 /// Charges [`scan_fuel`] for scanning `s` with `re`.
