@@ -25,7 +25,9 @@ pub struct Limits {
     /// `Memory limit exceeded`.
     pub memory: Option<u64>,
     /// Nesting of calls (closures, built-ins, host functions, callbacks
-    /// from built-ins such as `map`). Default 200. Exceeded:
+    /// from built-ins such as `map`). Default 200. Callbacks run by
+    /// built-ins nest at most [`crate::vm::NATIVE_CALL_CEILING`] (100) deep
+    /// whatever this says, since each level uses the native stack. Exceeded:
     /// [`crate::ErrorKind::Depth`], `Call depth limit exceeded`.
     pub call_depth: u32,
     /// Nesting of arrays and objects built or compared. Default 1,000.

@@ -312,3 +312,50 @@ fn bounded_lookahead_of_a_failing_branch_is_charged_per_search() {
     assert_eq!(r.ok(), Some(Value::Number(0.0)));
     assert!(fuel < 1_500_000, "used {fuel}");
 }
+// ─── native recursion is bounded whatever the configured call depth ─────────
+
+#[test]
+fn recursion_through_builtins_stops_before_the_stack_whatever_the_call_depth() {
+    // Closure-to-closure calls use VM frames, but a callback called by a
+    // built-in (map, sort, reduce...) re-enters the interpreter natively. A
+    // host raising `call_depth` to 100,000 let `map` recursion overflow a
+    // 2 MiB stack; the native nesting now has its own fixed ceiling.
+    let (kind, depth_ok) = on_small_stack(|| {
+        let engine = Engine::new().with_limits(Limits {
+            call_depth: 100_000,
+            fuel: None,
+            timeout: None,
+            ..Limits::default()
+        });
+        let src = "let Y = f => (x => f(v => x(x)(v)))(x => f(v => x(x)(v))); \
+                   let g = Y(self => n => n == 0 ? 0 : [n].map(m => self(m - 1))[0]); g(5000)";
+        let kind = engine.eval(src, &()).map_err(|e| e.kind());
+        // Deep closure-to-closure recursion still uses the configured depth.
+        let deep = "let Y = f => (x => f(v => x(x)(v)))(x => f(v => x(x)(v))); \
+                    let g = Y(self => n => n == 0 ? 0 : self(n - 1)); g(20000)";
+        let depth_ok = engine.eval(deep, &()).ok();
+        (kind, depth_ok)
+    });
+    assert_eq!(kind, Err(xpr::ErrorKind::Depth));
+    assert_eq!(depth_ok, Some(Value::Number(0.0)));
+}
+
+// ─── object rest with a large pattern ────────────────────────────────────────
+
+#[test]
+fn object_rest_with_many_named_keys_is_exact() {
+    // The rest of a pattern naming 1,500 keys searched the key list once per
+    // field (2.4 s of comparisons within the default fuel); it now uses a
+    // set. The result must be unchanged.
+    let names: Vec<String> = (0..1500).map(|i| format!("k{i}")).collect();
+    let src = format!(
+        "let o = fromEntries(range(1502).map(i => [\"k\" + string(i), i])); \
+         let {{{}, ...r}} = o; [r, k0, k1499]",
+        names.join(", ")
+    );
+    let src: &'static str = Box::leak(src.into_boxed_str());
+    let (r, _) = run_metered(src, serde_json::json!({}));
+    let v = r.expect("runs");
+    let expected = serde_json::json!([{"k1500": 1500, "k1501": 1501}, 0, 1499]);
+    assert_eq!(v, Value::from_json(&expected).expect("json"));
+}

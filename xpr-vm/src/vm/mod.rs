@@ -35,6 +35,13 @@ const CHUNK: u64 = 1024;
 /// Regexes kept by [`Runtime::regex`]'s cache.
 const REGEX_CACHE: usize = 16;
 
+/// How deep callbacks called by built-ins (`map`, `sort`, `reduce`, ...)
+/// may nest, whatever [`Limits::call_depth`] says. Closure-to-closure calls
+/// push VM frames, but a callback re-enters the interpreter on the native
+/// stack; 100 such levels (what the default call depth of 200 allows, a
+/// built-in and a closure per level) fit a 2 MiB thread in a debug build.
+pub const NATIVE_CALL_CEILING: u32 = 100;
+
 type Args = SmallVec<[Value; 8]>;
 
 static NULL: Value = Value::Null;
@@ -48,7 +55,8 @@ struct Frame {
     proto: u32,
     /// The next instruction, saved while a callee runs.
     ip: u32,
-    /// Stack index of local slot 0; the callee sits just below.
+    /// Stack index of local slot 0; the callee sits just below (the main
+    /// frame has no callee: its base is 0).
     base: u32,
 }
 
@@ -156,18 +164,19 @@ impl Vm {
         };
         // Filled lazily, by contexts that build the values they return.
         self.globals.clear();
-        self.stack.push(Value::Null);
-        self.stack.resize(1 + main.slots as usize, Value::Null);
+        // The main frame has no callee below its locals.
+        self.stack.resize(main.slots as usize, Value::Null);
         self.frames.push(Frame {
             func: None,
             proto: 0,
             ip: 0,
-            base: 1,
+            base: 0,
         });
         let mut exec = Exec {
             vm: self,
             ctx,
             main: program,
+            native: 0,
         };
         let result = exec.execute(0);
         // Keep the capacity, drop the values (they may hold large data).
@@ -467,6 +476,8 @@ struct Exec<'a> {
     vm: &'a mut Vm,
     ctx: &'a dyn Context,
     main: &'a Program,
+    /// Nesting of callbacks run by built-ins (see [`NATIVE_CALL_CEILING`]).
+    native: u32,
 }
 
 #[cold]
@@ -519,6 +530,50 @@ impl<'a> Exec<'a> {
                         Err(e) => return Err(locate(e, proto, ip - 1)),
                     }
                 };
+            }
+            // Charges the fuel unit of an instruction run as part of the
+            // one before it (`ip` already past it).
+            macro_rules! charge {
+                () => {
+                    if self.vm.budget.tick == 0 {
+                        tri!(self.vm.refill());
+                    }
+                    self.vm.budget.tick -= 1;
+                };
+            }
+            // Pushes a comparison's result, or, when a conditional jump
+            // follows, takes the jump at once: `a == "x" && ...` then pushes
+            // nothing unless the jump keeps the value.
+            macro_rules! push_bool {
+                ($r:expr) => {{
+                    let r: bool = $r;
+                    match code.get(ip) {
+                        Some(&Op::JumpIfTrueOrPop(t)) => {
+                            ip += 1;
+                            charge!();
+                            if r {
+                                self.vm.stack.push(Value::Bool(true));
+                                ip = t as usize;
+                            }
+                        }
+                        Some(&Op::JumpIfFalseOrPop(t)) => {
+                            ip += 1;
+                            charge!();
+                            if !r {
+                                self.vm.stack.push(Value::Bool(false));
+                                ip = t as usize;
+                            }
+                        }
+                        Some(&Op::JumpIfFalse(t)) => {
+                            ip += 1;
+                            charge!();
+                            if !r {
+                                ip = t as usize;
+                            }
+                        }
+                        _ => self.vm.stack.push(Value::Bool(r)),
+                    }
+                }};
             }
             macro_rules! save_ip {
                 () => {
@@ -585,17 +640,14 @@ impl<'a> Exec<'a> {
                         // Both instructions are charged, as if run in turn.
                         if let Some(&Op::CompareConst { cmp, constant }) = code.get(ip) {
                             ip += 1;
-                            if self.vm.budget.tick == 0 {
-                                tri!(self.vm.refill());
-                            }
-                            self.vm.budget.tick -= 1;
+                            charge!();
                             let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
                             let v = self.vm.found(found, g);
                             let (r, work) = tri!(compare_const(v, cmp, k));
                             if work > 0 {
                                 tri!(self.vm.fuel(work));
                             }
-                            self.vm.stack.push(Value::Bool(r));
+                            push_bool!(r);
                         } else {
                             let v = self.vm.found(found, g).clone();
                             self.vm.stack.push(v);
@@ -626,10 +678,7 @@ impl<'a> Exec<'a> {
                         // `LoadGlobal` does.
                         if let Some(&Op::CompareConst { cmp, constant }) = code.get(ip) {
                             ip += 1;
-                            if self.vm.budget.tick == 0 {
-                                tri!(self.vm.refill());
-                            }
-                            self.vm.budget.tick -= 1;
+                            charge!();
                             let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
                             let v = match self.vm.stack.get(at) {
                                 Some(Value::Object(o)) => o.get_hashed(key, hash).unwrap_or(&NULL),
@@ -639,7 +688,7 @@ impl<'a> Exec<'a> {
                             if work > 0 {
                                 tri!(self.vm.fuel(work));
                             }
-                            self.vm.stack.push(Value::Bool(r));
+                            push_bool!(r);
                         } else {
                             let v = match local {
                                 Value::Object(o) => {
@@ -731,7 +780,8 @@ impl<'a> Exec<'a> {
                         if work > 0 {
                             tri!(self.vm.fuel(work));
                         }
-                        *self.vm.top() = Value::Bool(r);
+                        self.vm.stack.pop();
+                        push_bool!(r);
                     }
                     Op::Not => {
                         let a = self.vm.top();
@@ -1175,15 +1225,30 @@ impl<'a> Exec<'a> {
         let v = match &src {
             Value::Object(o) => {
                 self.vm.fuel(o.len() as u64)?;
+                // A pattern may name thousands of keys: look them up in a
+                // set, not by a scan of the list per field.
+                let set: Option<std::collections::HashSet<&str>> =
+                    (keys.len() > 8).then(|| keys.iter().map(|k| &**k).collect());
+                let kept = |k: &Key| match &set {
+                    Some(set) => !set.contains(&**k),
+                    None => !keys.contains(k),
+                };
+                // Charged before the copy is built (the size Object::new computes).
+                let size =
+                    o.map()
+                        .iter()
+                        .filter(|(k, _)| kept(k))
+                        .fold(HEADER_BYTES, |acc, (k, v)| {
+                            acc.saturating_add(SLOT_BYTES + k.len() as u64 + v.logical_size())
+                        });
+                self.vm.alloc(size)?;
                 let map: Map = o
                     .map()
                     .iter()
-                    .filter(|(k, _)| !keys.contains(k))
+                    .filter(|(k, _)| kept(k))
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                let obj = Object::new(map);
-                self.vm.alloc(obj.logical_size())?;
-                Value::Object(Arc::new(obj))
+                Value::Object(Arc::new(Object::new(map)))
             }
             _ => {
                 self.vm.alloc(HEADER_BYTES)?;
@@ -1195,14 +1260,16 @@ impl<'a> Exec<'a> {
     }
 
     fn array_rest(&mut self, from: usize) -> Result<(), Error> {
-        let items: Vec<Value> = match self.vm.peek() {
-            Value::Array(a) => a.items().get(from..).unwrap_or(&[]).to_vec(),
-            _ => Vec::new(),
+        let src = self.vm.peek().clone();
+        let part = match &src {
+            Value::Array(a) => a.items().get(from..).unwrap_or(&[]),
+            _ => &[],
         };
-        self.vm.fuel(items.len() as u64)?;
-        let (size, _) = measure_array(&items);
+        // Charged before the copy is built.
+        self.vm.fuel(part.len() as u64)?;
+        let (size, _) = measure_array(part);
         self.vm.alloc(size)?;
-        self.vm.stack.push(Value::array(items));
+        self.vm.stack.push(Value::array(part.to_vec()));
         Ok(())
     }
 
@@ -1428,6 +1495,9 @@ impl Runtime for Exec<'_> {
         };
         match &**func {
             Function::Closure(_) => {
+                if self.native >= NATIVE_CALL_CEILING {
+                    return Err(Error::new(ErrorKind::Depth, "Call depth limit exceeded"));
+                }
                 let (stack, frames, marks, depth) = (
                     self.vm.stack.len(),
                     self.vm.frames.len(),
@@ -1437,9 +1507,11 @@ impl Runtime for Exec<'_> {
                 // The callee slot holds a placeholder: the frame keeps the closure.
                 self.vm.stack.push(Value::Null);
                 self.vm.stack.extend(args.iter().cloned());
+                self.native += 1;
                 let r = self
                     .enter_closure(func.clone(), stack)
                     .and_then(|()| self.execute(frames));
+                self.native -= 1;
                 if r.is_err() {
                     self.vm.stack.truncate(stack);
                     self.vm.frames.truncate(frames);
