@@ -25,6 +25,15 @@
 use crate::ast::Span;
 use crate::error::ParseError;
 
+/// Whether `c` separates tokens: JavaScript's `WhiteSpace` and
+/// `LineTerminator` (the spec is silent; the reference runtimes' lexers
+/// skip Unicode spaces too), so a no-break space, a byte order mark or
+/// U+2028 pasted into an expression is not a syntax error. That is Rust's
+/// [`char::is_whitespace`] plus U+FEFF, minus U+0085, as for `trim`.
+fn is_space(c: char) -> bool {
+    c == '\u{feff}' || (c != '\u{85}' && c.is_whitespace())
+}
+
 /// A regex literal's parts, as written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegexLit {
@@ -357,6 +366,7 @@ impl Lexer {
             let start = self.i;
             match c {
                 ' ' | '\t' | '\n' | '\r' => self.i += 1,
+                c if is_space(c) => self.i += 1,
                 '0'..='9' => {
                     let n = self.number()?;
                     self.push(start, Tok::Number(n));
