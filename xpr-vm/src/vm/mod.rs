@@ -541,9 +541,49 @@ impl<'a> Exec<'a> {
                     self.vm.budget.tick -= 1;
                 };
             }
-            // Pushes a comparison's result, or, when a conditional jump
-            // follows, takes the jump at once: `a == "x" && ...` then pushes
-            // nothing unless the jump keeps the value.
+            // Returns `result` from the running frame.
+            macro_rules! ret {
+                ($result:expr) => {{
+                    let result: Value = $result;
+                    let Some(frame) = self.vm.frames.pop() else {
+                        return Err(internal("no frame to return from"));
+                    };
+                    self.vm
+                        .stack
+                        .truncate((frame.base as usize).saturating_sub(1));
+                    if frame.func.is_some() {
+                        self.vm.leave();
+                    }
+                    if self.vm.frames.len() <= stop {
+                        return Ok(result);
+                    }
+                    self.vm.stack.push(result);
+                    continue 'outer;
+                }};
+            }
+            // `a <op> b` on two numbers, in place; anything else (strings,
+            // errors, non-finite results) through `$slow`.
+            macro_rules! arith {
+                ($op:tt, $slow:expr) => {{
+                    let n = self.vm.stack.len();
+                    let fast = match self.vm.stack.get(n.saturating_sub(2)..) {
+                        Some([Value::Number(x), Value::Number(y)]) => Some(*x $op *y),
+                        _ => None,
+                    };
+                    match fast {
+                        Some(r) if r.is_finite() => {
+                            self.vm.stack.pop();
+                            if let Some(top) = self.vm.stack.last_mut() {
+                                *top = Value::Number(r);
+                            }
+                        }
+                        _ => $slow,
+                    }
+                }};
+            }
+            // Pushes a comparison's result, or, when a conditional jump or
+            // a return follows, takes it at once: `a == "x" && ...` then
+            // pushes nothing unless the jump keeps the value.
             macro_rules! push_bool {
                 ($r:expr) => {{
                     let r: bool = $r;
@@ -570,6 +610,11 @@ impl<'a> Exec<'a> {
                             if !r {
                                 ip = t as usize;
                             }
+                        }
+                        Some(&Op::Return) => {
+                            ip += 1;
+                            charge!();
+                            ret!(Value::Bool(r));
                         }
                         _ => self.vm.stack.push(Value::Bool(r)),
                     }
@@ -725,7 +770,7 @@ impl<'a> Exec<'a> {
                         let v = tri!(self.index(&obj, &idx));
                         self.vm.stack.push(v);
                     }
-                    Op::Add => {
+                    Op::Add => arith!(+, {
                         let b = self.vm.pop();
                         if let (Value::String(x), Value::String(y)) = (self.vm.peek(), &b) {
                             let bytes = (x.len() + y.len()) as u64;
@@ -733,10 +778,10 @@ impl<'a> Exec<'a> {
                         }
                         let a = self.vm.top();
                         *a = tri!(ops::add(a, &b));
-                    }
-                    Op::Sub => self.arith(ops::sub).map_err(|e| locate(e, proto, ip - 1))?,
-                    Op::Mul => self.arith(ops::mul).map_err(|e| locate(e, proto, ip - 1))?,
-                    Op::Div => self.arith(ops::div).map_err(|e| locate(e, proto, ip - 1))?,
+                    }),
+                    Op::Sub => arith!(-, tri!(self.arith(ops::sub))),
+                    Op::Mul => arith!(*, tri!(self.arith(ops::mul))),
+                    Op::Div => arith!(/, tri!(self.arith(ops::div))),
                     Op::Rem => self.arith(ops::rem).map_err(|e| locate(e, proto, ip - 1))?,
                     Op::Pow => self.arith(ops::pow).map_err(|e| locate(e, proto, ip - 1))?,
                     Op::Eq | Op::Ne => {
@@ -960,20 +1005,7 @@ impl<'a> Exec<'a> {
                     Op::ArrayRest(from) => tri!(self.array_rest(from as usize)),
                     Op::Return => {
                         let result = self.vm.pop();
-                        let Some(frame) = self.vm.frames.pop() else {
-                            return Err(internal("no frame to return from"));
-                        };
-                        self.vm
-                            .stack
-                            .truncate((frame.base as usize).saturating_sub(1));
-                        if frame.func.is_some() {
-                            self.vm.leave();
-                        }
-                        if self.vm.frames.len() <= stop {
-                            return Ok(result);
-                        }
-                        self.vm.stack.push(result);
-                        continue 'outer;
+                        ret!(result);
                     }
                 }
             }
