@@ -136,4 +136,19 @@ mod tests {
         assert!(matches!(Only.lookup("x", 0), Some(Field::Owned(Value::Number(n))) if n == 1.0));
         assert!(Only.lookup("y", 0).is_none());
     }
+
+    #[test]
+    fn short_key_comparison_agrees_with_slices() {
+        use crate::value::bytes_eq;
+        for n in 0..=20usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i).collect();
+            assert!(bytes_eq(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!bytes_eq(&a, &b), "length {n}, differs at {at}");
+            }
+            assert!(!bytes_eq(&a, &a[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
 }

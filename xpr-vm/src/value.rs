@@ -327,10 +327,35 @@ impl Object {
 pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
     use indexmap::map::RawEntryApiV1;
     map.raw_entry_v1()
-        .from_hash(hash, |k| {
-            k.len() == key.len() && k.as_bytes() == key.as_bytes()
-        })
+        .from_hash(hash, |k| bytes_eq(k.as_bytes(), key.as_bytes()))
         .map(|(_, v)| v)
+}
+
+/// `a == b` for byte strings, inline for the short ones object keys and
+/// compared words usually are (a call to `memcmp` costs more than the
+/// comparison): up to 16 bytes as two overlapping word comparisons.
+#[inline]
+pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    fn words<const W: usize>(a: &[u8], b: &[u8]) -> Option<bool> {
+        Some(
+            a.first_chunk::<W>()? == b.first_chunk::<W>()?
+                && a.last_chunk::<W>()? == b.last_chunk::<W>()?,
+        )
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let short = match n {
+        0 => Some(true),
+        1..=3 => {
+            Some(a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last())
+        }
+        4..=7 => words::<4>(a, b),
+        8..=16 => words::<8>(a, b),
+        _ => None,
+    };
+    short.unwrap_or_else(|| a == b)
 }
 
 /// Whether dropping `v` may recurse: it owns values of its own.

@@ -28,7 +28,7 @@ use crate::limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};
 use crate::program::{Capture, Cmp, Op, Program, Proto};
 use crate::runtime::Runtime;
 use crate::stdlib;
-use crate::value::{Array, HEADER_BYTES, Key, Map, Object, Regex, SLOT_BYTES, Value};
+use crate::value::{Array, HEADER_BYTES, Key, Map, Object, Regex, SLOT_BYTES, Value, bytes_eq};
 
 /// Instructions between two checks of the deadline and the cancellation flag.
 const CHUNK: u64 = 1024;
@@ -443,7 +443,7 @@ fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
                     } else if x.len() != y.len() {
                         (false, 0)
                     } else {
-                        (x.as_bytes() == y.as_bytes(), x.len() as u64 / 16)
+                        (bytes_eq(x.as_bytes(), y.as_bytes()), x.len() as u64 / 16)
                     }
                 }
                 _ => a.eq_with_work(k),
