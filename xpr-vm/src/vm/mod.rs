@@ -46,11 +46,24 @@ type Args = SmallVec<[Value; 8]>;
 
 static NULL: Value = Value::Null;
 
+/// Who runs in a frame.
+#[derive(Debug)]
+enum Callee {
+    /// The expression itself (not counted as a call).
+    Main,
+    /// A closure lent by the caller of [`Exec::execute`], which keeps it
+    /// alive for the whole call (a callback from a built-in): the frame
+    /// holds no reference count.
+    Lent,
+    /// A closure called from bytecode, kept alive by the frame.
+    Held(Arc<Function>),
+}
+
 /// A call frame: which function runs, where, and where its locals start.
 #[derive(Debug)]
 struct Frame {
-    /// The running closure; `None` for the expression itself.
-    func: Option<Arc<Function>>,
+    /// The running function.
+    callee: Callee,
     /// Prototype index within the closure's (or the main) program.
     proto: u32,
     /// The next instruction, saved while a callee runs.
@@ -167,7 +180,7 @@ impl Vm {
         // The main frame has no callee below its locals.
         self.stack.resize(main.slots as usize, Value::Null);
         self.frames.push(Frame {
-            func: None,
+            callee: Callee::Main,
             proto: 0,
             ip: 0,
             base: 0,
@@ -178,7 +191,7 @@ impl Vm {
             main: program,
             native: 0,
         };
-        let result = exec.execute(0);
+        let result = exec.execute(0, program, &[]);
         // Keep the capacity, drop the values (they may hold large data).
         self.globals.clear();
         self.scratch = None;
@@ -494,24 +507,37 @@ fn not_callable(v: &Value) -> Error {
 
 impl<'a> Exec<'a> {
     /// Runs frames until the frame count drops back to `stop`, returning the
-    /// value the frame at `stop` returned.
-    fn execute(&mut self, stop: usize) -> Result<Value, Error> {
-        let r = self.dispatch(stop);
+    /// value the frame at `stop` returned. That frame runs code of `program`
+    /// with `captures`, lent by the caller for the whole call; frames pushed
+    /// above it hold their closures.
+    fn execute(
+        &mut self,
+        stop: usize,
+        program: &Program,
+        captures: &[Value],
+    ) -> Result<Value, Error> {
+        let r = self.dispatch(stop, program, captures);
         if r.is_err() {
             self.vm.frames.truncate(stop);
         }
         r
     }
 
-    fn dispatch(&mut self, stop: usize) -> Result<Value, Error> {
+    fn dispatch(&mut self, stop: usize, entry: &Program, lent: &[Value]) -> Result<Value, Error> {
         let main = self.main;
         'outer: loop {
             let Some(frame) = self.vm.frames.last() else {
                 return Err(internal("no frame"));
             };
-            let holder = frame.func.clone();
+            // The entry frame's code is lent; a frame above it holds its
+            // closure, cloned here (one count) while it runs.
+            let holder = match &frame.callee {
+                Callee::Held(f) if self.vm.frames.len() > stop + 1 => Some(f.clone()),
+                _ => None,
+            };
             let (program, captures): (&Program, &[Value]) = match holder.as_deref() {
                 Some(Function::Closure(c)) => (&c.program, &c.captures),
+                _ if self.vm.frames.len() == stop + 1 => (entry, lent),
                 _ => (main, &[]),
             };
             let parts = program.parts();
@@ -551,7 +577,7 @@ impl<'a> Exec<'a> {
                     self.vm
                         .stack
                         .truncate((frame.base as usize).saturating_sub(1));
-                    if frame.func.is_some() {
+                    if !matches!(frame.callee, Callee::Main) {
                         self.vm.leave();
                     }
                     if self.vm.frames.len() <= stop {
@@ -1345,7 +1371,7 @@ impl<'a> Exec<'a> {
         };
         match &**func {
             Function::Closure(_) => {
-                self.enter_closure(func.clone(), pos)?;
+                self.enter_closure(func, pos, true)?;
                 Ok(Flow::Entered)
             }
             Function::Builtin(id) => {
@@ -1365,9 +1391,12 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Pushes a frame for closure `func` whose callee slot is stack[pos].
-    fn enter_closure(&mut self, func: Arc<Function>, pos: usize) -> Result<(), Error> {
-        let Function::Closure(c) = &*func else {
+    /// Pushes a frame for closure `func` whose callee slot is stack[pos];
+    /// the frame holds a count of `func` unless the caller lends it (`hold`
+    /// false: the caller runs the frame with [`Exec::execute`] and keeps
+    /// `func` alive until it returns).
+    fn enter_closure(&mut self, func: &Arc<Function>, pos: usize, hold: bool) -> Result<(), Error> {
+        let Function::Closure(c) = &**func else {
             return Err(internal("not a closure"));
         };
         let Some(proto) = c.program.parts().protos.get(c.proto as usize) else {
@@ -1406,7 +1435,11 @@ impl<'a> Exec<'a> {
             .resize(base + proto.slots as usize, Value::Null);
         let proto_index = c.proto;
         self.vm.frames.push(Frame {
-            func: Some(func),
+            callee: if hold {
+                Callee::Held(func.clone())
+            } else {
+                Callee::Lent
+            },
             proto: proto_index,
             ip: 0,
             base: u32::try_from(base).map_err(|_| internal("stack too deep"))?,
@@ -1526,7 +1559,7 @@ impl Runtime for Exec<'_> {
             return Err(not_callable(f));
         };
         match &**func {
-            Function::Closure(_) => {
+            Function::Closure(c) => {
                 if self.native >= NATIVE_CALL_CEILING {
                     return Err(Error::new(ErrorKind::Depth, "Call depth limit exceeded"));
                 }
@@ -1541,8 +1574,8 @@ impl Runtime for Exec<'_> {
                 self.vm.stack.extend(args.iter().cloned());
                 self.native += 1;
                 let r = self
-                    .enter_closure(func.clone(), stack)
-                    .and_then(|()| self.execute(frames));
+                    .enter_closure(func, stack, false)
+                    .and_then(|()| self.execute(frames, &c.program, &c.captures));
                 self.native -= 1;
                 if r.is_err() {
                     self.vm.stack.truncate(stack);
