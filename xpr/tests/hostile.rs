@@ -359,3 +359,28 @@ fn object_rest_with_many_named_keys_is_exact() {
     let expected = serde_json::json!([{"k1500": 1500, "k1501": 1501}, 0, 1499]);
     assert_eq!(v, Value::from_json(&expected).expect("json"));
 }
+
+// ─── compiling a dynamic regex pays for the automaton it builds ─────────────
+
+#[test]
+fn compiling_dynamic_patterns_is_charged_for_the_automaton() {
+    // A cache miss cost the pattern's bytes in fuel, while compiling takes
+    // about 2 us for any pattern, 170 us per `\pL` and 5 us per `(?:a?)`:
+    // distinct `\pL` patterns ran 50 us per fuel unit (minutes within the
+    // default budget), a million tiny patterns 1.3 s.
+    assert_costs(
+        "range(1000).map(i => matches(\"b\", string(i))).length",
+        serde_json::json!({}),
+        64_000,
+    );
+    assert_costs(
+        "range(20).map(i => matches(\"b\", \"\\\\pL\".repeat(10) + string(i))).length",
+        serde_json::json!({}),
+        600_000,
+    );
+    assert_costs(
+        "range(20).map(i => matches(\"b\", \"(?:a?)\".repeat(1000) + string(i))).length",
+        serde_json::json!({}),
+        3_500_000,
+    );
+}
