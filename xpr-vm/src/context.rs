@@ -10,9 +10,14 @@ pub enum Field<'a> {
     /// reference-count it.
     Borrowed(&'a Value),
     /// A value built for this read (converted from the host's own data).
-    /// The VM keeps it for the rest of the run, so each variable is built
-    /// at most once per run however often the expression reads it.
+    /// The VM keeps an array, object or string for the rest of the run, so
+    /// each such variable is built at most once per run however often the
+    /// expression reads it.
     Owned(Value),
+    /// A string the context holds as text: compared with a constant where
+    /// it lies; built into a [`Value`] (once per run) only when the
+    /// expression needs it as a value.
+    Str(&'a str),
 }
 
 /// Read-only access to the variables an expression sees by name.
@@ -115,7 +120,7 @@ mod tests {
         for name in ["price", "name", "missing"] {
             let got = match map.lookup(name, key_hash(name)) {
                 Some(Field::Borrowed(v)) => Some(v.clone()),
-                Some(Field::Owned(_)) => panic!("a map lends its values"),
+                Some(other) => panic!("a map lends its values: {other:?}"),
                 None => None,
             };
             assert_eq!(got, Context::get(&map, name), "{name}");
@@ -123,6 +128,7 @@ mod tests {
             let via_value = obj.lookup(name, key_hash(name)).map(|f| match f {
                 Field::Borrowed(v) => v.clone(),
                 Field::Owned(v) => v,
+                Field::Str(s) => Value::from(s),
             });
             assert_eq!(via_value, got, "{name}");
         }
@@ -135,6 +141,34 @@ mod tests {
         }
         assert!(matches!(Only.lookup("x", 0), Some(Field::Owned(Value::Number(n))) if n == 1.0));
         assert!(Only.lookup("y", 0).is_none());
+    }
+
+    #[test]
+    fn json_records_lend_text_and_convert_the_rest() {
+        let small = serde_json::json!({"s": "text", "n": 2, "a": [1], "z": null});
+        let mut big = serde_json::Map::new();
+        for i in 0..40 {
+            big.insert(format!("k{i}"), serde_json::json!(i));
+        }
+        big.insert("s".into(), serde_json::json!("text"));
+        let big = serde_json::Value::Object(big);
+        for record in [&small, &big] {
+            assert!(matches!(record.lookup("s", 0), Some(Field::Str("text"))));
+            assert!(record.lookup("missing", 0).is_none());
+        }
+        match small.lookup("n", 0) {
+            Some(Field::Owned(v)) => assert_eq!(v, Value::Number(2.0)),
+            other => panic!("{other:?}"),
+        }
+        match small.lookup("a", 0) {
+            Some(Field::Owned(v)) => assert_eq!(v, Value::array(vec![Value::Number(1.0)])),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            small.lookup("z", 0),
+            Some(Field::Owned(Value::Null))
+        ));
+        assert!(matches!(big.lookup("k39", 0), Some(Field::Owned(Value::Number(n))) if n == 39.0));
     }
 
     #[test]

@@ -24,9 +24,9 @@ use std::sync::Arc;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::ser::{self, SerializeMap, SerializeSeq};
 
-use crate::context::Context;
+use crate::context::{Context, Field};
 use crate::error::{Error, ErrorKind};
-use crate::value::{Key, Map, Value};
+use crate::value::{Key, Map, Value, bytes_eq};
 
 /// The deepest nesting of arrays and objects a conversion accepts: the VM's
 /// default value-depth budget. `[]` is 1 level, `[[]]` is 2.
@@ -516,6 +516,23 @@ impl Context for serde_json::Map<String, serde_json::Value> {
     fn get(&self, name: &str) -> Option<Value> {
         serde_json::Map::get(self, name).and_then(|v| Value::from_json(v).ok())
     }
+
+    /// Strings are lent as text ([`Field::Str`]): comparing a field with a
+    /// constant converts nothing. A record of up to 16 fields is searched
+    /// in order, comparing keys, which is cheaper than hashing the name.
+    fn lookup(&self, name: &str, _: u64) -> Option<Field<'_>> {
+        let v = if self.len() <= 16 {
+            self.iter()
+                .find(|(k, _)| bytes_eq(k.as_bytes(), name.as_bytes()))
+                .map(|(_, v)| v)
+        } else {
+            serde_json::Map::get(self, name)
+        }?;
+        match v {
+            serde_json::Value::String(s) => Some(Field::Str(s)),
+            other => Value::from_json(other).ok().map(Field::Owned),
+        }
+    }
 }
 
 /// A JSON value as a context: an object's fields (see the map
@@ -524,6 +541,13 @@ impl Context for serde_json::Value {
     fn get(&self, name: &str) -> Option<Value> {
         match self {
             serde_json::Value::Object(map) => Context::get(map, name),
+            _ => None,
+        }
+    }
+
+    fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
+        match self {
+            serde_json::Value::Object(map) => map.lookup(name, hash),
             _ => None,
         }
     }

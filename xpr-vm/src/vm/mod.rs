@@ -254,6 +254,8 @@ impl Vm {
                 .and_then(Option::as_ref)
                 .unwrap_or(&NULL),
             Found::Scratch => self.scratch.as_ref().unwrap_or(&NULL),
+            // Compared as text, or built into a value, by the caller.
+            Found::Text(_) => &NULL,
         }
     }
 
@@ -433,6 +435,8 @@ enum Found<'p> {
     Cached,
     /// In the VM's scratch slot.
     Scratch,
+    /// Text in the context, not yet built into a value.
+    Text(&'p str),
 }
 
 #[cold]
@@ -472,6 +476,36 @@ fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
                 _ => o != Less,
             };
             Ok((r, ops::compare_work(a, k)))
+        }
+    }
+}
+
+/// [`compare_const`] for a string the context lends as text.
+#[inline]
+fn compare_text(s: &str, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
+    use std::cmp::Ordering::{Greater, Less};
+    let Value::String(y) = k else {
+        // A type mismatch: equality is false, ordering an error.
+        return compare_const(&Value::String(s.into()), cmp, k);
+    };
+    match cmp {
+        Cmp::Eq | Cmp::Ne => {
+            let (eq, work) = if s.len() != y.len() {
+                (false, 0)
+            } else {
+                (bytes_eq(s.as_bytes(), y.as_bytes()), s.len() as u64 / 16)
+            };
+            Ok((eq == (cmp == Cmp::Eq), work))
+        }
+        _ => {
+            let o = s.as_bytes().cmp(y.as_bytes());
+            let r = match cmp {
+                Cmp::Lt => o == Less,
+                Cmp::Le => o != Greater,
+                Cmp::Gt => o == Greater,
+                _ => o != Less,
+            };
+            Ok((r, s.len().min(y.len()) as u64 / 16))
         }
     }
 }
@@ -713,14 +747,24 @@ impl<'a> Exec<'a> {
                             ip += 1;
                             charge!();
                             let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-                            let v = self.vm.found(found, g);
-                            let (r, work) = tri!(compare_const(v, cmp, k));
+                            let (r, work) = match found {
+                                Found::Text(s) => tri!(compare_text(s, cmp, k)),
+                                _ => tri!(compare_const(self.vm.found(found, g), cmp, k)),
+                            };
                             if work > 0 {
                                 tri!(self.vm.fuel(work));
                             }
                             push_bool!(r);
                         } else {
-                            let v = self.vm.found(found, g).clone();
+                            let v = match found {
+                                Found::Text(s) => {
+                                    let v = Value::String(s.into());
+                                    let main = program.ptr_eq(self.main);
+                                    self.keep(main, program, g, v.clone());
+                                    v
+                                }
+                                _ => self.vm.found(found, g).clone(),
+                            };
                             self.vm.stack.push(v);
                         }
                     }
@@ -1082,31 +1126,43 @@ impl<'a> Exec<'a> {
                 }
                 Ok(Found::Borrowed(v))
             }
+            // Scalars cost nothing to build again: not kept.
+            Some(Field::Owned(v @ (Value::Null | Value::Bool(_) | Value::Number(_)))) => {
+                self.vm.scratch = Some(v);
+                Ok(Found::Scratch)
+            }
             Some(Field::Owned(v)) => {
                 if v.depth() > self.vm.budget.value_depth {
                     return Err(value_too_deep());
                 }
-                let n = program.parts().globals.len();
-                let cache = &mut self.vm.globals;
-                if cache.len() < n {
-                    cache.resize(n, None);
-                }
-                match cache.get_mut(g as usize) {
-                    Some(slot) if main => {
-                        *slot = Some(v);
-                        Ok(Found::Cached)
-                    }
-                    // Not kept: parked in the scratch slot, read at once.
-                    _ => {
-                        self.vm.scratch = Some(v);
-                        Ok(Found::Scratch)
-                    }
-                }
+                Ok(self.keep(main, program, g, v))
             }
+            Some(Field::Str(s)) => Ok(Found::Text(s)),
             None => match &global.fallback {
                 Some(v) => Ok(Found::Borrowed(v)),
                 None => Err(unknown_identifier(&global.name)),
             },
+        }
+    }
+
+    /// Keeps `v`, built by the context for global `g`, for the rest of the
+    /// run (main program), or parks it in the scratch slot.
+    fn keep(&mut self, main: bool, program: &Program, g: u32, v: Value) -> Found<'static> {
+        let n = program.parts().globals.len();
+        let cache = &mut self.vm.globals;
+        if main && cache.len() < n {
+            cache.resize(n, None);
+        }
+        match cache.get_mut(g as usize) {
+            Some(slot) if main => {
+                *slot = Some(v);
+                Found::Cached
+            }
+            // Not kept: parked in the scratch slot, read at once.
+            _ => {
+                self.vm.scratch = Some(v);
+                Found::Scratch
+            }
         }
     }
 
