@@ -31,7 +31,8 @@ pub fn render_error(error: &Error, source: &str) -> String {
         line_start = offset;
     }
     let col = start.saturating_sub(line_start);
-    let width = (span.end.saturating_sub(span.start) as usize).clamp(1, line.chars().count().saturating_sub(col).max(1));
+    let width = (span.end.saturating_sub(span.start) as usize)
+        .clamp(1, line.chars().count().saturating_sub(col).max(1));
     out.push_str("  ");
     out.push_str(line);
     out.push_str("\n  ");

@@ -125,7 +125,10 @@ pub fn function_id(name: &str) -> Option<u16> {
 
 /// The name of built-in function `id`.
 pub fn function_name(id: u16) -> &'static str {
-    registry().functions.get(id as usize).map_or("?", |d| d.name)
+    registry()
+        .functions
+        .get(id as usize)
+        .map_or("?", |d| d.name)
 }
 
 /// Calls built-in function `id`, checking its arity first.

@@ -26,16 +26,24 @@ impl Runtime for TestRuntime {
         match f {
             Value::Function(func) => match &**func {
                 Function::Builtin(id) => super::call_function(self, *id, args),
-                _ => Err(Error::new(ErrorKind::Type, "TestRuntime calls built-ins only")),
+                _ => Err(Error::new(
+                    ErrorKind::Type,
+                    "TestRuntime calls built-ins only",
+                )),
             },
-            other => Err(Error::type_error(format_args!("{} is not callable", other.type_name()))),
+            other => Err(Error::type_error(format_args!(
+                "{} is not callable",
+                other.type_name()
+            ))),
         }
     }
 
     fn fuel(&mut self, units: u64) -> Result<(), Error> {
         self.fuel_used = self.fuel_used.saturating_add(units);
         match self.fuel_limit {
-            Some(limit) if self.fuel_used > limit => Err(Error::new(ErrorKind::Fuel, "Out of fuel")),
+            Some(limit) if self.fuel_used > limit => {
+                Err(Error::new(ErrorKind::Fuel, "Out of fuel"))
+            }
             _ => Ok(()),
         }
     }
@@ -43,7 +51,9 @@ impl Runtime for TestRuntime {
     fn alloc(&mut self, bytes: u64) -> Result<(), Error> {
         let next = self.bytes_used.saturating_add(bytes);
         match self.memory_limit {
-            Some(limit) if next > limit => Err(Error::new(ErrorKind::Memory, "Memory limit exceeded")),
+            Some(limit) if next > limit => {
+                Err(Error::new(ErrorKind::Memory, "Memory limit exceeded"))
+            }
             _ => {
                 self.bytes_used = next;
                 Ok(())
@@ -64,7 +74,10 @@ impl Runtime for TestRuntime {
     }
 
     fn random(&mut self) -> Result<f64, Error> {
-        self.random_state = self.random_state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.random_state = self
+            .random_state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         Ok((self.random_state >> 11) as f64 / (1u64 << 53) as f64)
     }
 
