@@ -326,6 +326,14 @@ impl Object {
 #[inline]
 pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Value> {
     use indexmap::map::RawEntryApiV1;
+    // A small map is searched in order: a few key comparisons cost less
+    // than probing the hash table (records usually have a few fields).
+    if map.len() <= 8 {
+        return map
+            .iter()
+            .find(|(k, _)| bytes_eq(k.as_bytes(), key.as_bytes()))
+            .map(|(_, v)| v);
+    }
     map.raw_entry_v1()
         .from_hash(hash, |k| bytes_eq(k.as_bytes(), key.as_bytes()))
         .map(|(_, v)| v)
