@@ -218,12 +218,16 @@ fn change_case(rt: &mut dyn Runtime, s: &str, to_upper: bool) -> Result<Value, E
     if s.is_ascii() {
         rt.fuel(text_fuel(s.len() * 2))?;
         charge_string(rt, s.len() as u64)?;
-        let out = if to_upper {
-            s.to_ascii_uppercase()
-        } else {
-            s.to_ascii_lowercase()
-        };
-        return Ok(Value::from(out));
+        // One allocation: copied into its shared string, then changed in
+        // place (the copy is not shared yet, so `get_mut` succeeds).
+        let mut out: Arc<str> = Arc::from(s);
+        match Arc::get_mut(&mut out) {
+            Some(t) if to_upper => t.make_ascii_uppercase(),
+            Some(t) => t.make_ascii_lowercase(),
+            None if to_upper => out = Arc::from(s.to_ascii_uppercase()),
+            None => out = Arc::from(s.to_ascii_lowercase()),
+        }
+        return Ok(Value::String(out));
     }
     rt.fuel(text_fuel(s.len()))?;
     let bytes: usize = if to_upper {

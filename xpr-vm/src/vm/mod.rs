@@ -129,6 +129,8 @@ pub struct Vm {
     /// A built context value not kept in `globals` (read by a closure from
     /// another program), parked until the instruction reading it is done.
     scratch: Option<Value>,
+    /// Reused buffer of string concatenation.
+    text: String,
     regexes: Vec<(Box<str>, Box<str>, Arc<Regex>)>,
     /// SplitMix64 stream of per-run seeds for [`Randomness::Entropy`],
     /// seeded from the operating system on first use.
@@ -510,6 +512,16 @@ fn compare_text(s: &str, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
     }
 }
 
+/// `x + y` for two strings: built in the reused buffer `t`, then copied
+/// into its shared string (one allocation, where building a `String` and
+/// converting it takes two and a free).
+fn concat(t: &mut String, x: &str, y: &str) -> Value {
+    t.clear();
+    t.push_str(x);
+    t.push_str(y);
+    Value::String(Arc::from(t.as_str()))
+}
+
 /// What a call instruction did.
 enum Flow {
     /// The result is on the stack.
@@ -699,12 +711,17 @@ impl<'a> Exec<'a> {
                 self.vm.budget.tick -= 1;
                 match op {
                     Op::Const(c) => {
-                        let v = parts
-                            .constants
-                            .get(c as usize)
-                            .cloned()
-                            .unwrap_or(Value::Null);
-                        self.vm.stack.push(v);
+                        let k = parts.constants.get(c as usize).unwrap_or(&NULL);
+                        // `text + "constant"`: appended without pushing it.
+                        if let (Some(Op::Add), Value::String(y), Value::String(_)) =
+                            (code.get(ip), k, self.vm.peek())
+                        {
+                            ip += 1;
+                            charge!();
+                            tri!(self.append(y));
+                        } else {
+                            self.vm.stack.push(k.clone());
+                        }
                     }
                     Op::Null => self.vm.stack.push(Value::Null),
                     Op::True => self.vm.stack.push(Value::Bool(true)),
@@ -756,6 +773,26 @@ impl<'a> Exec<'a> {
                             }
                             push_bool!(r);
                         } else {
+                            // `text + name`: appended without pushing it.
+                            if let Some(Op::Add) = code.get(ip)
+                                && let Value::String(_) = self.vm.peek()
+                            {
+                                let owned;
+                                let y: Option<&str> = match found {
+                                    Found::Text(s) => Some(s),
+                                    Found::Borrowed(v) => v.as_str(),
+                                    _ => {
+                                        owned = self.vm.found(found, g).clone();
+                                        owned.as_str()
+                                    }
+                                };
+                                if let Some(y) = y {
+                                    ip += 1;
+                                    charge!();
+                                    tri!(self.append(y));
+                                    continue;
+                                }
+                            }
                             let v = match found {
                                 Found::Text(s) => {
                                     let v = Value::String(s.into());
@@ -842,12 +879,26 @@ impl<'a> Exec<'a> {
                     }
                     Op::Add => arith!(+, {
                         let b = self.vm.pop();
-                        if let (Value::String(x), Value::String(y)) = (self.vm.peek(), &b) {
-                            let bytes = (x.len() + y.len()) as u64;
-                            tri!(self.vm.alloc(bytes));
+                        let bytes = match (self.vm.peek(), &b) {
+                            (Value::String(x), Value::String(y)) => Some(x.len() + y.len()),
+                            _ => None,
+                        };
+                        if let Some(bytes) = bytes {
+                            tri!(self.vm.alloc(bytes as u64));
+                            let mut t = std::mem::take(&mut self.vm.text);
+                            let v = match (self.vm.peek(), &b) {
+                                (Value::String(x), Value::String(y)) => concat(&mut t, x, y),
+                                _ => Value::Null,
+                            };
+                            // Keep a small buffer for the next one, not a large one.
+                            if t.capacity() <= 4096 {
+                                self.vm.text = t;
+                            }
+                            *self.vm.top() = v;
+                        } else {
+                            let a = self.vm.top();
+                            *a = tri!(ops::add(a, &b));
                         }
-                        let a = self.vm.top();
-                        *a = tri!(ops::add(a, &b));
                     }),
                     Op::Sub => arith!(-, tri!(self.arith(ops::sub))),
                     Op::Mul => arith!(*, tri!(self.arith(ops::mul))),
@@ -1143,6 +1194,24 @@ impl<'a> Exec<'a> {
                 None => Err(unknown_identifier(&global.name)),
             },
         }
+    }
+
+    /// `top + y` for a string on top of the stack, in place.
+    fn append(&mut self, y: &str) -> Result<(), Error> {
+        let Value::String(x) = self.vm.peek() else {
+            return Err(internal("append to a non-string"));
+        };
+        self.vm.alloc((x.len() + y.len()) as u64)?;
+        let mut t = std::mem::take(&mut self.vm.text);
+        let v = match self.vm.peek() {
+            Value::String(x) => concat(&mut t, x, y),
+            _ => Value::Null,
+        };
+        if t.capacity() <= 4096 {
+            self.vm.text = t;
+        }
+        *self.vm.top() = v;
+        Ok(())
     }
 
     /// Keeps `v`, built by the context for global `g`, for the rest of the
