@@ -620,9 +620,12 @@ impl<'a> Exec<'a> {
                     let Some(frame) = self.vm.frames.pop() else {
                         return Err(internal("no frame to return from"));
                     };
-                    self.vm
-                        .stack
-                        .truncate((frame.base as usize).saturating_sub(1));
+                    // A held callee sits in the slot below the frame.
+                    let bottom = match frame.callee {
+                        Callee::Held(_) => (frame.base as usize).saturating_sub(1),
+                        _ => frame.base as usize,
+                    };
+                    self.vm.stack.truncate(bottom);
                     if !matches!(frame.callee, Callee::Main) {
                         self.vm.leave();
                     }
@@ -1496,7 +1499,7 @@ impl<'a> Exec<'a> {
         };
         match &**func {
             Function::Closure(_) => {
-                self.enter_closure(func, pos, true)?;
+                self.enter_closure(func, pos + 1, true)?;
                 Ok(Flow::Entered)
             }
             Function::Builtin(id) => {
@@ -1516,11 +1519,17 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Pushes a frame for closure `func` whose callee slot is stack[pos];
-    /// the frame holds a count of `func` unless the caller lends it (`hold`
-    /// false: the caller runs the frame with [`Exec::execute`] and keeps
-    /// `func` alive until it returns).
-    fn enter_closure(&mut self, func: &Arc<Function>, pos: usize, hold: bool) -> Result<(), Error> {
+    /// Pushes a frame for closure `func` whose arguments start at
+    /// stack[base]; the frame holds a count of `func` (whose callee slot is
+    /// stack[base - 1]) unless the caller lends it (`hold` false: the caller
+    /// runs the frame with [`Exec::execute`] and keeps `func` alive until
+    /// it returns; no callee slot).
+    fn enter_closure(
+        &mut self,
+        func: &Arc<Function>,
+        base: usize,
+        hold: bool,
+    ) -> Result<(), Error> {
         let Function::Closure(c) = &**func else {
             return Err(internal("not a closure"));
         };
@@ -1533,7 +1542,6 @@ impl<'a> Exec<'a> {
             return Err(cancelled());
         }
         self.vm.enter()?;
-        let base = pos + 1;
         let params = proto.params as usize;
         let stack = &mut self.vm.stack;
         let argc = stack.len().saturating_sub(base);
@@ -1545,7 +1553,9 @@ impl<'a> Exec<'a> {
                 stack.truncate(base + params);
             }
         }
-        stack.resize(base + params, Value::Null);
+        if argc < params {
+            stack.resize(base + params, Value::Null);
+        }
         if proto.rest {
             let items = rest.unwrap_or_default();
             let (size, depth) = measure_array(&items);
@@ -1555,9 +1565,10 @@ impl<'a> Exec<'a> {
                 .stack
                 .push(Value::Array(Arc::new(Array::new(items))));
         }
-        self.vm
-            .stack
-            .resize(base + proto.slots as usize, Value::Null);
+        let slots = base + proto.slots as usize;
+        if self.vm.stack.len() < slots {
+            self.vm.stack.resize(slots, Value::Null);
+        }
         let proto_index = c.proto;
         self.vm.frames.push(Frame {
             callee: if hold {
@@ -1694,9 +1705,11 @@ impl Runtime for Exec<'_> {
                     self.vm.marks.len(),
                     self.vm.budget.depth,
                 );
-                // The callee slot holds a placeholder: the frame keeps the closure.
-                self.vm.stack.push(Value::Null);
-                self.vm.stack.extend(args.iter().cloned());
+                // No callee slot: the frame runs the lent closure.
+                match args {
+                    [one] => self.vm.stack.push(one.clone()),
+                    _ => self.vm.stack.extend(args.iter().cloned()),
+                }
                 self.native += 1;
                 let r = self
                     .enter_closure(func, stack, false)
