@@ -44,10 +44,15 @@ pub fn key_hash(key: &str) -> u64 {
     std::hash::BuildHasher::hash_one(&KeyHasher, key)
 }
 
-/// Logical bytes charged for one value slot (an element or a field value).
-pub const SLOT_BYTES: u64 = 16;
-/// Logical bytes charged for an array or object header.
-pub const HEADER_BYTES: u64 = 32;
+/// Logical bytes charged for one value slot (an element or a field value):
+/// the size of a [`Value`], so that the budget is met in real bytes.
+pub const SLOT_BYTES: u64 = 24;
+/// Logical bytes charged for an array or object header: its `Arc` counters
+/// and struct (an object's is the larger, 16 + 72 bytes) and the allocator's
+/// rounding. With 16-byte slots and 32-byte headers, arrays of small
+/// objects or of closures reached twice the memory budget in resident
+/// memory.
+pub const HEADER_BYTES: u64 = 96;
 
 /// An XPR value (spec "Type System", plus `regex` and functions).
 #[derive(Clone, Debug)]
@@ -695,6 +700,18 @@ mod tests {
             })
             .expect("spawn");
         handle.join().expect("no stack overflow");
+    }
+
+    #[test]
+    fn counted_sizes_cover_the_real_allocations() {
+        // The memory budget is meant in real bytes: a slot is a whole
+        // `Value`, and a header covers the `Arc` counters and the array or
+        // object struct (not the map's hash table, nor allocator rounding).
+        // With 16-byte slots and 32-byte headers, small objects and closures
+        // reached twice the budget in resident memory.
+        assert!(SLOT_BYTES >= size_of::<Value>() as u64);
+        assert!(HEADER_BYTES >= 2 * size_of::<usize>() as u64 + size_of::<Array>() as u64);
+        assert!(HEADER_BYTES >= 2 * size_of::<usize>() as u64 + size_of::<Object>() as u64);
     }
 
     #[test]
