@@ -384,3 +384,29 @@ fn compiling_dynamic_patterns_is_charged_for_the_automaton() {
         3_500_000,
     );
 }
+
+// ─── many small strings count their headers ──────────────────────────────────
+
+#[test]
+fn pieces_of_split_and_match_all_count_their_string_headers() {
+    // Each piece is its own allocation (a 16-byte `Arc` header before the
+    // text); counting only slot and text let a million one-character pieces
+    // reach three times the budget in resident memory.
+    for src in [
+        "\"x\".repeat(100000).split(\"\").length",
+        "matchAll(\"x\".repeat(100000), \"x\").length",
+        "\"x,\".repeat(100000).split(/,/).length",
+    ] {
+        let memory = on_small_stack(move || {
+            let engine = Engine::new().with_limits(Limits {
+                timeout: None,
+                ..Limits::default()
+            });
+            let mut vm = Vm::new();
+            let r = engine.compile(src).and_then(|p| p.run_in(&mut vm, &()));
+            assert!(r.is_ok(), "{src}: {r:?}");
+            vm.peak_memory()
+        });
+        assert!(memory >= 100_000 * 41, "{src}: counted {memory} bytes");
+    }
+}

@@ -41,7 +41,7 @@ use super::{FunctionDef, MethodDef};
 use crate::error::{Error, ErrorKind};
 use crate::function::Arity;
 use crate::runtime::Runtime;
-use crate::value::{HEADER_BYTES, Regex, SLOT_BYTES, Value};
+use crate::value::{HEADER_BYTES, Regex, SLOT_BYTES, STRING_HEADER_BYTES, Value};
 
 /// Compiled program size limit, in bytes (`RegexBuilder::size_limit`).
 pub const SIZE_LIMIT: usize = 1 << 20;
@@ -862,7 +862,7 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
         let Some(m) = it.next() else { break };
         let len = m.len() as u64;
         rt.fuel(1 + len / SCAN_BYTES_PER_FUEL)?;
-        rt.alloc(SLOT_BYTES + len)?;
+        rt.alloc(SLOT_BYTES + STRING_HEADER_BYTES + len)?;
         items.push(Value::from(m.as_str()));
     }
     Ok(Value::array(items))
@@ -1023,7 +1023,7 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
     }
     let mut out = Vec::new();
     fn push(rt: &mut dyn Runtime, out: &mut Vec<Value>, v: Option<&str>) -> Result<(), Error> {
-        let len = v.map_or(0, str::len) as u64;
+        let len = v.map_or(0, |t| STRING_HEADER_BYTES + t.len() as u64);
         rt.alloc(SLOT_BYTES + len)?;
         out.push(v.map_or(Value::Null, Value::from));
         Ok(())
@@ -1709,7 +1709,7 @@ mod tests {
             got.as_ref().and_then(|v| v.as_array()).map(|a| a.len()),
             Some(1000)
         );
-        assert_eq!(rt.bytes_used, HEADER_BYTES + 1000 * (SLOT_BYTES + 2));
+        assert_eq!(rt.bytes_used, HEADER_BYTES + 1000 * (SLOT_BYTES + STRING_HEADER_BYTES + 2));
         let mut limited = TestRuntime {
             memory_limit: Some(1000),
             ..TestRuntime::default()

@@ -25,7 +25,7 @@ use crate::error::{Error, ErrorKind};
 use crate::format::text_fuel;
 use crate::function::Arity;
 use crate::runtime::Runtime;
-use crate::value::{HEADER_BYTES, SLOT_BYTES, Value};
+use crate::value::{HEADER_BYTES, SLOT_BYTES, STRING_HEADER_BYTES, Value};
 
 /// Global functions of this module (none: string built-ins are methods).
 pub(crate) const FUNCTIONS: &[FunctionDef] = &[];
@@ -322,7 +322,7 @@ fn split(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value
             let mut items = Vec::new();
             let mut push = |rt: &mut dyn Runtime, piece: &str| -> Result<(), Error> {
                 rt.fuel(1)?;
-                rt.alloc(SLOT_BYTES + piece.len() as u64)?;
+                rt.alloc(SLOT_BYTES + STRING_HEADER_BYTES + piece.len() as u64)?;
                 items.push(Value::from(piece));
                 Ok(())
             };
@@ -747,7 +747,7 @@ mod tests {
     fn split_charges_each_piece() {
         let mut rt = TestRuntime::default();
         call_with(&mut rt, "ab,c", "split", &[s(",")]).unwrap();
-        assert_eq!(rt.bytes_used, HEADER_BYTES + 2 * SLOT_BYTES + 3);
+        assert_eq!(rt.bytes_used, HEADER_BYTES + 2 * (SLOT_BYTES + STRING_HEADER_BYTES) + 3);
         let mut rt = TestRuntime {
             memory_limit: Some(1000),
             ..TestRuntime::default()
