@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use xpr::{Context, Error, Key, Program, RunConfig, Value, render_error};
+use xpr::{Context, Error, Field, Key, Program, Value, render_error};
 
 use super::input::{self, Chunk, Problem, Record};
 use super::json_in::{self, Conv, Wanted};
@@ -33,37 +33,12 @@ struct Job<'a> {
     strict: bool,
     format: InputFormat,
     max_record: usize,
-    /// `--seed` was given: every record uses the engine's fixed seed.
-    seeded: bool,
 }
 
 /// A worker's reusable state.
 struct Worker {
     conv: Conv,
     fields: Vec<Option<Value>>,
-    /// Per-record seeds for `random()` when no `--seed` was given: a
-    /// splitmix64 stream seeded once per worker from the OS's randomness,
-    /// so a run does not gather fresh entropy for every record.
-    seeds: Option<u64>,
-    config: RunConfig,
-}
-
-/// Runs the program, with the next per-record seed when there is a stream of them.
-fn run_seeded(
-    program: &Program,
-    seeds: &mut Option<u64>,
-    config: &mut RunConfig,
-    context: &dyn Context,
-) -> Result<Value, Error> {
-    if let Some(state) = seeds {
-        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        config.seed = Some(z ^ (z >> 31));
-        return program.run_with(context, config);
-    }
-    program.run(context)
 }
 
 /// Why one record failed.
@@ -103,15 +78,26 @@ struct Fields<'a> {
     values: &'a [Option<Value>],
 }
 
-impl Context for Fields<'_> {
-    fn get(&self, name: &str) -> Option<Value> {
+impl Fields<'_> {
+    fn find(&self, name: &str) -> Option<&Value> {
         for (k, v) in self.names.iter().zip(self.values) {
             // The VM asks with the program's own keys: pointer equality is the fast path.
             if (k.len() == name.len() && std::ptr::eq(k.as_ptr(), name.as_ptr())) || **k == *name {
-                return v.clone();
+                return v.as_ref();
             }
         }
         None
+    }
+}
+
+impl Context for Fields<'_> {
+    fn get(&self, name: &str) -> Option<Value> {
+        self.find(name).cloned()
+    }
+
+    /// Lent: the fields were converted when the record was parsed.
+    fn lookup(&self, name: &str, _: u64) -> Option<Field<'_>> {
+        self.find(name).map(Field::Borrowed)
     }
 }
 
@@ -209,13 +195,11 @@ impl Job<'_> {
             Some(name) => {
                 let record =
                     json_in::parse_value(bytes, &mut w.conv).map_err(|e| self.json_failure(&e))?;
-                run_seeded(
-                    &self.program,
-                    &mut w.seeds,
-                    &mut w.config,
-                    &Whole { name, record },
-                )
-                .map_err(Failure::Eval)
+                // Without --seed, each record's random() gets its own seed
+                // from the thread's VM (drawn only if random() is called).
+                self.program
+                    .run(&Whole { name, record })
+                    .map_err(Failure::Eval)
             }
             None => {
                 json_in::parse_fields(bytes, &self.wanted, &mut w.fields, &mut w.conv)
@@ -224,8 +208,7 @@ impl Job<'_> {
                     names: self.wanted.names(),
                     values: &w.fields,
                 };
-                let result = run_seeded(&self.program, &mut w.seeds, &mut w.config, &context);
-                result.map_err(Failure::Eval)
+                self.program.run(&context).map_err(Failure::Eval)
             }
         }
     }
@@ -382,7 +365,6 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         strict: args.strict_numbers,
         format: args.input,
         max_record: args.max_record_bytes,
-        seeded: args.limits.seed.is_some(),
     };
     let mut writer = Writer {
         out: BufWriter::with_capacity(128 << 10, std::io::stdout().lock()),
@@ -410,13 +392,9 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
 }
 
 fn new_worker(job: &Job<'_>) -> Worker {
-    use std::hash::{BuildHasher as _, RandomState};
-    let seeds = (!job.seeded).then(|| RandomState::new().hash_one(std::time::SystemTime::now()));
     Worker {
         conv: Conv::new(job.strict),
         fields: Vec::new(),
-        seeds,
-        config: RunConfig::default(),
     }
 }
 
