@@ -180,7 +180,9 @@ impl Vm {
         // Filled lazily, by contexts that build the values they return.
         self.globals.clear();
         // The main frame has no callee below its locals.
-        self.stack.resize(main.slots as usize, Value::Null);
+        if main.slots > 0 {
+            self.stack.resize(main.slots as usize, Value::Null);
+        }
         self.frames.push(Frame {
             callee: Callee::Main,
             proto: 0,
@@ -449,7 +451,7 @@ fn value_too_deep() -> Error {
 /// `a <cmp> k` for [`Op::CompareConst`], and the work beyond one fuel unit
 /// (as `==` and the ordering operators charge it; see
 /// [`Value::eq_with_work`] and [`ops::compare_work`]).
-#[inline]
+#[inline(always)]
 fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
     use std::cmp::Ordering::{Greater, Less};
     match cmp {
