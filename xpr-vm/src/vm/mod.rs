@@ -524,6 +524,14 @@ fn concat(t: &mut String, x: &str, y: &str) -> Value {
     Value::String(Arc::from(t.as_str()))
 }
 
+/// A right operand of a chain of string concatenations.
+enum Piece<'k> {
+    /// A string constant.
+    Text(&'k str),
+    /// A global, read when its turn comes.
+    Global(u32),
+}
+
 /// What a call instruction did.
 enum Flow {
     /// The result is on the stack.
@@ -658,6 +666,69 @@ impl<'a> Exec<'a> {
                     }
                 }};
             }
+            // `text + y` with `ip` past the `Add`, then any further
+            // `+ "constant"` or `+ name` of strings: appended in one buffer
+            // and built once. Each instruction is charged its fuel and each
+            // intermediate string its memory, as if run in turn.
+            macro_rules! append_chain {
+                ($y:expr) => {{
+                    let y: &str = $y;
+                    let mut t = std::mem::take(&mut self.vm.text);
+                    t.clear();
+                    if let Value::String(x) = self.vm.peek() {
+                        t.push_str(x);
+                    }
+                    tri!(self.vm.alloc((t.len() + y.len()) as u64));
+                    t.push_str(y);
+                    loop {
+                        let piece = match (code.get(ip), code.get(ip + 1)) {
+                            (Some(&Op::Const(c)), Some(Op::Add)) => {
+                                match parts.constants.get(c as usize) {
+                                    Some(Value::String(z)) => Piece::Text(z),
+                                    _ => break,
+                                }
+                            }
+                            (Some(&Op::LoadGlobal(g)), Some(Op::Add)) => Piece::Global(g),
+                            _ => break,
+                        };
+                        let owned;
+                        let z: &str = match piece {
+                            Piece::Text(z) => z,
+                            Piece::Global(g) => {
+                                // Not a string, or an error: left to the
+                                // instructions themselves.
+                                let Ok(found) = self.global(program, g) else {
+                                    break;
+                                };
+                                let z = match found {
+                                    Found::Text(s) => Some(s),
+                                    Found::Borrowed(v) => v.as_str(),
+                                    _ => {
+                                        owned = self.vm.found(found, g).clone();
+                                        owned.as_str()
+                                    }
+                                };
+                                match z {
+                                    Some(z) => z,
+                                    None => break,
+                                }
+                            }
+                        };
+                        ip += 1;
+                        charge!();
+                        ip += 1;
+                        charge!();
+                        tri!(self.vm.alloc((t.len() + z.len()) as u64));
+                        t.push_str(z);
+                    }
+                    let v = Value::String(Arc::from(t.as_str()));
+                    // Keep a small buffer for the next one, not a large one.
+                    if t.capacity() <= 4096 {
+                        self.vm.text = t;
+                    }
+                    *self.vm.top() = v;
+                }};
+            }
             // Pushes a comparison's result, or, when a conditional jump or
             // a return follows, takes it at once: `a == "x" && ...` then
             // pushes nothing unless the jump keeps the value.
@@ -723,7 +794,7 @@ impl<'a> Exec<'a> {
                         {
                             ip += 1;
                             charge!();
-                            tri!(self.append(y));
+                            append_chain!(y);
                         } else {
                             self.vm.stack.push(k.clone());
                         }
@@ -794,7 +865,7 @@ impl<'a> Exec<'a> {
                                 if let Some(y) = y {
                                     ip += 1;
                                     charge!();
-                                    tri!(self.append(y));
+                                    append_chain!(y);
                                     continue;
                                 }
                             }
@@ -1199,24 +1270,6 @@ impl<'a> Exec<'a> {
                 None => Err(unknown_identifier(&global.name)),
             },
         }
-    }
-
-    /// `top + y` for a string on top of the stack, in place.
-    fn append(&mut self, y: &str) -> Result<(), Error> {
-        let Value::String(x) = self.vm.peek() else {
-            return Err(internal("append to a non-string"));
-        };
-        self.vm.alloc((x.len() + y.len()) as u64)?;
-        let mut t = std::mem::take(&mut self.vm.text);
-        let v = match self.vm.peek() {
-            Value::String(x) => concat(&mut t, x, y),
-            _ => Value::Null,
-        };
-        if t.capacity() <= 4096 {
-            self.vm.text = t;
-        }
-        *self.vm.top() = v;
-        Ok(())
     }
 
     /// Keeps `v`, built by the context for global `g`, for the rest of the

@@ -1,0 +1,70 @@
+//! The VM runs some instruction sequences as one (a context read compared
+//! with a constant, then a jump; a chain of string concatenations): each
+//! must give the results, errors, positions and fuel of the instructions
+//! run one by one.
+
+mod common;
+
+use common::{compile, opts};
+use xpr_vm::{Map, Value, Vm};
+
+/// Runs `src` against `ctx` (a native map or a JSON record, which lends
+/// strings as text) and returns the result and the fuel used.
+fn run(src: &str, ctx: &dyn xpr_vm::Context) -> (Result<Value, xpr_vm::Error>, u64) {
+    let program = compile(src).expect("compiles");
+    let mut vm = Vm::new();
+    let r = vm.run(&program, ctx, &opts());
+    (r, vm.fuel_used())
+}
+
+fn contexts() -> (Map, serde_json::Value) {
+    let json = serde_json::json!({"a": "Ada", "b": "Lovelace", "n": 3, "s": "RU"});
+    let map = match Value::from_json(&json).expect("converts") {
+        Value::Object(o) => o.map().clone(),
+        _ => Map::default(),
+    };
+    (map, json)
+}
+
+#[test]
+fn concatenation_chains_match_one_by_one() {
+    let (map, json) = contexts();
+    for ctx in [&map as &dyn xpr_vm::Context, &json] {
+        let (r, fuel) = run(r#"a + " " + b + "!" + a"#, ctx);
+        assert_eq!(r.unwrap(), Value::from("Ada Lovelace!Ada"));
+        // 4 loads/constants after the first, 4 adds, the first load, return.
+        assert_eq!(fuel, 10);
+        let (r, _) = run(r#"(a + " " + b).upper()"#, ctx);
+        assert_eq!(r.unwrap(), Value::from("ADA LOVELACE"));
+        // A number in the chain: the add fails at its own position.
+        let e = run(r#"a + " " + n"#, ctx).0.unwrap_err();
+        assert!(e.message().contains("cannot add string and number"), "{e}");
+        let sp = e.span().expect("a position");
+        assert_eq!((sp.start, sp.end), (0, 11));
+        // An unknown name in the chain: reported where it is written.
+        let e = run(r#"a + " " + missing + b"#, ctx).0.unwrap_err();
+        assert!(e.message().contains("Unknown identifier 'missing'"), "{e}");
+        let sp = e.span().expect("a position");
+        assert_eq!((sp.start, sp.end), (10, 17));
+    }
+}
+
+#[test]
+fn fused_comparisons_match_one_by_one() {
+    let (map, json) = contexts();
+    for ctx in [&map as &dyn xpr_vm::Context, &json] {
+        let (r, fuel) = run(r#"(s == "MOW" || s == "RU") && n >= 3"#, ctx);
+        assert_eq!(r.unwrap(), Value::Bool(true));
+        // Every instruction up to the return, each once.
+        assert_eq!(fuel, 9);
+        let (r, _) = run(r#"s < "S" && a != "x""#, ctx);
+        assert_eq!(r.unwrap(), Value::Bool(true));
+        let e = run(r#"s > 1"#, ctx).0.unwrap_err();
+        assert!(
+            e.message().contains("cannot compare string and number"),
+            "{e}"
+        );
+        let sp = e.span().expect("a position");
+        assert_eq!((sp.start, sp.end), (0, 5));
+    }
+}
