@@ -286,7 +286,12 @@ impl Vm {
     /// Takes the top `n` values off the stack.
     fn take(&mut self, n: usize) -> Args {
         let start = self.stack.len().saturating_sub(n);
-        self.stack.drain(start..).collect()
+        match n {
+            // The common short cases without the draining machinery.
+            0 => Args::new(),
+            1 => self.stack.pop().into_iter().collect(),
+            _ => self.stack.drain(start..).collect(),
+        }
     }
 
     fn fuel(&mut self, units: u64) -> Result<(), Error> {
