@@ -410,3 +410,27 @@ fn pieces_of_split_and_match_all_count_their_string_headers() {
         assert!(memory >= 100_000 * 41, "{src}: counted {memory} bytes");
     }
 }
+
+// ─── patterns whose lazy DFA blows up ────────────────────────────────────────
+
+#[test]
+fn patterns_that_defeat_the_lazy_dfa_pay_per_byte_like_an_nfa() {
+    // `a\w{30}c` over "abab...": the DFA must remember every `a` of the last
+    // 30 characters, its cache overflows and the search simulates the NFA
+    // at ~200 ns per byte, while it was charged 1/16 fuel per byte (a 1 MB
+    // scan: 190 ms for 62,000 fuel units; `\w*a\w{200}c` 1.3 s per MB).
+    for p in ["a\\\\w{30}c", "a[ab]{100}c", "a.{30}c"] {
+        let src: &'static str = Box::leak(
+            format!("let t = \"ab\".repeat(50000); matches(t, \"{p}\")").into_boxed_str(),
+        );
+        // 100,000 bytes at no less than 3 fuel units per byte.
+        assert_costs(src, serde_json::json!({}), 300_000);
+    }
+    // A counted class that starts the pattern stays a DFA and cheap.
+    let (r, fuel) = run_metered(
+        "let t = \"ab\".repeat(50000); matches(t, \"\\\\d{16}\")",
+        serde_json::json!({}),
+    );
+    assert_eq!(r.ok(), Some(Value::Bool(false)));
+    assert!(fuel < 50_000, "used {fuel}");
+}
