@@ -66,10 +66,11 @@ pub const STATES_PER_COST: u64 = 64;
 /// source length anyway; this bounds patterns built at run time.
 pub const MAX_PATTERN_BYTES: usize = 32 << 10;
 
-/// The shortest counted repetition of a class (or `.`, or a group of size
-/// at least a class) that, after other pattern, makes the regex's lazy DFA
-/// blow up: `a[ab]{12}c` still runs as a DFA, `a[ab]{25}c` falls back to an
-/// NFA simulation. Such patterns pay `48 + max(size / 3, 8 * n)` fuel per
+/// How many characters matched by class-like atoms (a class, `.`, `\d`,
+/// `\w`, `\s`, a group of at least a class's size) after other pattern, in
+/// one pattern, may make the regex's lazy DFA blow up: `a[ab]{11}c` runs as
+/// a DFA, `a[ab]{16}c` falls back to an NFA simulation (so does the same
+/// run written out, or split as `(?:[ab]{6}){5}`). Such patterns pay `48 + max(size / 3, 8 * n)` fuel per
 /// 16 bytes scanned (`n` the characters such repetitions match; 3 to 100
 /// fuel per byte) instead of `1 + size / 64`.
 pub const EXPLOSIVE_COUNT: u64 = 12;
@@ -149,7 +150,7 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
         .build()
         .map_err(|e| invalid(crate_error_detail(&e)))?;
     let mut cost = 1 + translated.size / STATES_PER_COST;
-    if translated.explodes > 0 {
+    if translated.explodes >= EXPLOSIVE_COUNT {
         // Measured (release): 190-400 ns per byte for `a\w{30}c`,
         // `a.{30}c`, `a[ab]{100}c` over 1 MB, 1.3 us for `\w*a\w{200}c`.
         let states = (translated.size / 3).max(translated.explodes.saturating_mul(8));
@@ -421,9 +422,10 @@ struct Translated {
     /// a construct with a lower-priority fallback: a branch before another
     /// (`\w*b|a`) or a group under a non-exact quantifier (`a(\w*b)?`).
     rescans: bool,
-    /// Characters matched by counted repetitions that may blow the lazy
-    /// DFA up (see [`EXPLOSIVE_COUNT`]), leaving the search to an NFA
-    /// simulation whose cost per byte grows with them; 0 for most patterns.
+    /// Characters matched by class-like atoms after other pattern, counted
+    /// repetitions expanded: from [`EXPLOSIVE_COUNT`] on they may blow the
+    /// lazy DFA up, leaving the search to an NFA simulation whose cost per
+    /// byte grows with them.
     explodes: u64,
 }
 
@@ -648,8 +650,9 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     // state (hundreds of ns per byte).
                     let preceded =
                         frames.len() > 1 || frames.last().is_some_and(|f| f.branch_atoms >= 2);
-                    if preceded && top >= EXPLOSIVE_COUNT && last.wide {
-                        explodes = explodes.saturating_add(product);
+                    if preceded && last.wide {
+                        // The atom itself was counted once already.
+                        explodes = explodes.saturating_add(product.saturating_sub(last.product));
                     }
                     if let Some(f) = frames.last_mut() {
                         f.product = f.product.max(product);
@@ -695,6 +698,11 @@ fn translate(pattern: &str) -> Result<Translated, String> {
             if let Some(f) = frames.last_mut() {
                 f.size = f.size.saturating_add(a.size);
                 f.more();
+            }
+            // Written-out runs count as counted ones (`a[ab][ab]...[ab]c`).
+            let preceded = frames.len() > 1 || frames.last().is_some_and(|f| f.branch_atoms >= 2);
+            if preceded && a.wide {
+                explodes = explodes.saturating_add(1);
             }
             last_atom = Some(a);
             last_repeat = false;
@@ -1740,6 +1748,10 @@ mod tests {
         assert!(re(r"a\w{30}c").scan_cost() >= 48);
         assert!(re("x(?:[ab]{25})").scan_cost() >= 48);
         assert!(re("a[ab]{11}c").scan_cost() < 48);
+        assert!(re(&format!("a{}c", "[ab]".repeat(30))).scan_cost() >= 48);
+        assert!(re("a(?:[ab]{6}){5}c").scan_cost() >= 48);
+        assert!(re(r"\d{4}-\d{2}-\d{2}").scan_cost() < 48);
+        assert!(re(r"\d|\w|\s|\D|\W|\S|\d|\w|\s|\D|\W|\S|\d").scan_cost() < 48);
         let hay = "ab".repeat(8_000);
         let mut rt = TestRuntime::default();
         assert!(is_match(&mut rt, &big, &hay).is_ok());
