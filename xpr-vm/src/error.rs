@@ -96,8 +96,16 @@ struct Inner {
 /// (N a 0-indexed character offset) once a position is attached.
 ///
 /// Boxed so that `Result<Value, Error>` stays small on the hot path.
-#[derive(Debug, Clone, PartialEq)]
+/// `Debug` shows the kind and the spec's text (what `fn main() -> Result<_, Error>`
+/// prints), not the internals.
+#[derive(Clone, PartialEq)]
 pub struct Error(Box<Inner>);
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} error: {self}", self.0.kind.name())
+    }
+}
 
 impl Error {
     /// An error without a position yet; the VM attaches the position of the
@@ -174,6 +182,12 @@ mod tests {
         assert_eq!(e.to_string(), "Division by zero at position 2");
         let e = e.or_at(Span::new(9, 9));
         assert_eq!(e.position(), Some(2));
+    }
+
+    #[test]
+    fn debug_shows_kind_and_text() {
+        let e = Error::new(ErrorKind::Reference, "Unknown function 'f'").at(Span::new(0, 1));
+        assert_eq!(format!("{e:?}"), "reference error: Unknown function 'f' at position 0");
     }
 
     #[test]
