@@ -20,8 +20,27 @@ fn main() -> ExitCode {
         }
         _ => None,
     };
+    if args
+        .iter()
+        .any(|a| a.as_os_str() == "--help" || a.as_os_str() == "-h")
+    {
+        println!(
+            "usage: conformance [DIR...]\n       conformance --seeds OUTDIR [DIR...]\n\n\
+             Runs every *.yaml suite in DIR (default: conformance/cases plus the official\n\
+             suite and extra cases from ../shared when present). Exit 1 on a failure not\n\
+             listed in conformance/known-failures.txt."
+        );
+        return ExitCode::SUCCESS;
+    }
     let dirs = if args.is_empty() {
-        conformance::default_dirs()
+        let dirs = conformance::default_dirs();
+        if dirs.len() == 1 {
+            eprintln!(
+                "note: {} not found: running the project's own cases only",
+                conformance::shared_dir().display()
+            );
+        }
+        dirs
     } else {
         args
     };
