@@ -383,6 +383,14 @@ fn compiling_dynamic_patterns_is_charged_for_the_automaton() {
         serde_json::json!({}),
         3_500_000,
     );
+    // A pattern rejected for its compiled size works up to the limit first
+    // (about 8 ms) and then paid nothing past its text: 6 us per fuel unit.
+    let (r, fuel) = run_metered(
+        "range(5).map(i => matches(\"b\", \"\\\\pL{29}\" + string(i)))",
+        serde_json::json!({}),
+    );
+    assert!(r.is_err(), "{r:?}");
+    assert!(fuel >= 100_000, "used {fuel}");
 }
 
 // ─── many small strings count their headers ──────────────────────────────────

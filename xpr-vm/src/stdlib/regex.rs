@@ -120,8 +120,7 @@ fn invalid(detail: impl std::fmt::Display) -> Error {
 /// `flags` as given (for `string()` and `==`).
 ///
 /// Costs no fuel itself: callers charge for compiling (the VM's regex cache
-/// does, per compiled pattern, [`compile_fuel_before`] and
-/// [`compile_fuel_after`]).
+/// does, per compiled pattern, [`compile_fuel`]).
 ///
 /// # Errors
 /// `invalid regex pattern: DETAIL` ([`ErrorKind::Regex`]) for a pattern RE2
@@ -164,20 +163,19 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
 }
 
 /// Fuel for compiling `pattern` at run time (a miss of the VM's regex
-/// cache): `64 + 32 * bytes` before compiling, plus `1024 * (scan_cost - 1)`
-/// (about 16 per estimated automaton state) once the cost is known
-/// ([`compile_fuel_after`]). Measured in a release build, a compilation
-/// takes about 2 us for any pattern, up to 5 us per byte for operators such
-/// as `a?` or `.`, and about 170 us per `\pL`; this keeps every pattern
-/// within about 60 ns per fuel unit, like the rest of the runtime.
-pub fn compile_fuel_before(pattern: &str) -> u64 {
-    64u64.saturating_add((pattern.len() as u64).saturating_mul(32))
-}
-
-/// The part of the compile fuel that depends on the compiled pattern (see
-/// [`compile_fuel_before`]).
-pub fn compile_fuel_after(re: &Regex) -> u64 {
-    u64::from(re.scan_cost().saturating_sub(1)).saturating_mul(1024)
+/// cache), charged before compiling: `64 + 32 * bytes + 16 * size`, `size`
+/// being the estimated automaton states (see [`STATES_PER_COST`]).
+/// Measured in a release build, a compilation takes about 2 us for any
+/// pattern, up to 5 us per byte of operators such as `a?` or `.`, about
+/// 170 us per `\pL`, and up to 8 ms for a pattern rejected for its compiled
+/// size (`\pL{29}...`); this keeps every pattern, accepted or not, within
+/// about 60 ns per fuel unit. A pattern that fails to translate costs the
+/// first two terms.
+pub fn compile_fuel(pattern: &str) -> u64 {
+    let size = translate(pattern).map_or(0, |t| t.size);
+    64u64
+        .saturating_add((pattern.len() as u64).saturating_mul(32))
+        .saturating_add(size.saturating_mul(16))
 }
 
 /// The one-line reason of a `regex` crate error (its syntax errors are
@@ -295,6 +293,11 @@ fn translate_escape(
             out.push(c);
             if cs.get(i + 2) == Some(&'{') {
                 Ok(2 + copy_braced(cs, i + 2, out)?)
+            } else if let (true, Some(&name)) = (c != 'x', cs.get(i + 2)) {
+                // `\pL`: the one-letter class name belongs to the escape, so
+                // that a repetition after it (`\pL{29}`) applies to the class.
+                out.push(name);
+                Ok(3)
             } else {
                 Ok(2)
             }

@@ -1870,9 +1870,8 @@ impl Runtime for Exec<'_> {
             cache.push(entry);
             return Ok(r);
         }
-        self.vm.fuel(stdlib::regex::compile_fuel_before(pattern))?;
+        self.vm.fuel(stdlib::regex::compile_fuel(pattern))?;
         let r = Arc::new(stdlib::regex::compile(pattern, flags)?);
-        self.vm.fuel(stdlib::regex::compile_fuel_after(&r))?;
         let cache = &mut self.vm.regexes;
         if cache.len() >= REGEX_CACHE {
             cache.remove(0);
