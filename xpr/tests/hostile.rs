@@ -453,4 +453,10 @@ fn a_start_anchor_after_other_pattern_pays_for_the_slow_scan() {
         serde_json::json!({}),
         450_000,
     );
+    // The same for pattern after an end anchor (`\s?$a`: 6 ns per byte).
+    assert_costs(
+        "let t = \"ab \".repeat(33334); range(10).map(_ => matches(t, \"\\\\s?$a\")).length",
+        serde_json::json!({}),
+        450_000,
+    );
 }

@@ -435,7 +435,8 @@ struct Translated {
     /// lazy DFA up, leaving the search to an NFA simulation whose cost per
     /// byte grows with them.
     explodes: u64,
-    /// A start anchor (`^`, `\A`) follows other pattern in its branch.
+    /// A start anchor (`^`, `\A`) follows other pattern in its branch, or
+    /// pattern follows an end anchor (`$`, `\z`).
     mid_anchor: bool,
 }
 
@@ -456,6 +457,8 @@ struct Frame {
     any_open_loop: bool,
     /// Atoms (and groups) in the current branch so far.
     branch_atoms: u32,
+    /// An end anchor (`$`, `\z`) came earlier in the current branch.
+    after_end: bool,
 }
 
 impl Frame {
@@ -571,7 +574,11 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     if let Some(f) = frames.last_mut() {
                         f.more();
                     }
-                    frames.push(Frame::new());
+                    let after_end = frames.last().is_some_and(|f| f.after_end);
+                    frames.push(Frame {
+                        after_end,
+                        ..Frame::new()
+                    });
                 }
                 i += n;
                 last_atom = None;
@@ -609,6 +616,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     f.loop_then_more = false;
                     f.open_loop = false;
                     f.branch_atoms = 0;
+                    f.after_end = false;
                 }
                 out.push('|');
                 i += 1;
@@ -716,6 +724,14 @@ fn translate(pattern: &str) -> Result<Translated, String> {
             if let Some(f) = frames.last_mut() {
                 f.size = f.size.saturating_add(a.size);
                 f.more();
+            }
+            // Pattern after an end anchor (`\s?$a`) is scanned slowly too.
+            let end_anchor = c == '$' || (c == '\\' && next == Some('z'));
+            if let Some(f) = frames.last_mut() {
+                if f.after_end && !end_anchor {
+                    mid_anchor = true;
+                }
+                f.after_end |= end_anchor;
             }
             // Written-out runs count as counted ones (`a[ab][ab]...[ab]c`).
             let preceded = frames.len() > 1 || frames.last().is_some_and(|f| f.branch_atoms >= 2);
@@ -1772,6 +1788,10 @@ mod tests {
         assert!(re(r"\s\A").scan_cost() >= 8);
         assert_eq!(re("^[a-c1]").scan_cost(), 1);
         assert_eq!(re("x|^a").scan_cost(), 1);
+        assert!(re(r"\s?$a").scan_cost() >= 8);
+        assert!(re(r"$(?:a)").scan_cost() >= 8);
+        assert_eq!(re(r"a$").scan_cost(), 1);
+        assert_eq!(re(r"a$|b").scan_cost(), 1);
         assert!(re(&format!("a{}c", "[ab]".repeat(30))).scan_cost() >= 48);
         assert!(re("a(?:[ab]{6}){5}c").scan_cost() >= 48);
         assert!(re(r"\d{4}-\d{2}-\d{2}").scan_cost() < 48);
