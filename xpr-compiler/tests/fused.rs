@@ -68,3 +68,39 @@ fn fused_comparisons_match_one_by_one() {
         assert_eq!((sp.start, sp.end), (0, 5));
     }
 }
+
+#[test]
+fn simple_callbacks_match_general_ones() {
+    let (map, _) = contexts();
+    let items = r#"[{p: 1, n: "a"}, {p: 5, n: "b"}, {p: 0, n: "c"}]"#;
+    // `x => x.p > 2` runs without a frame; `x => (x.p > 2) == true` does not.
+    // (Their exact fuel is pinned by the fuel golden of case b.)
+    let (fast, _) = run(&format!("{items}.filter(x => x.p > 2).map(x => x.n)"), &map);
+    let (slow, _) = run(
+        &format!("{items}.filter(x => (x.p > 2) == true).map(x => [x.n][0])"),
+        &map,
+    );
+    assert_eq!(fast.unwrap(), Value::array(vec![Value::from("b")]));
+    assert_eq!(slow.unwrap(), Value::array(vec![Value::from("b")]));
+    // Errors keep their positions inside the callback.
+    let e = run("[null].map(x => x.a)", &map).0.unwrap_err();
+    assert!(
+        e.message().contains("cannot read property 'a' of null"),
+        "{e}"
+    );
+    let sp = e.span().expect("a position");
+    assert_eq!((sp.start, sp.end), (18, 19));
+    let e = run(r#"[{a: 1}].filter(x => x.a < "s")"#, &map)
+        .0
+        .unwrap_err();
+    assert!(
+        e.message().contains("cannot compare number and string"),
+        "{e}"
+    );
+    // Out of fuel inside a callback.
+    let program = compile("range(1000).map(i => {v: i}).map(x => x.v)").expect("compiles");
+    let mut o = opts();
+    o.limits.fuel = Some(2000);
+    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    assert!(e.message().contains("fuel"), "{e}");
+}

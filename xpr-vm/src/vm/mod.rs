@@ -294,6 +294,18 @@ impl Vm {
         }
     }
 
+    /// Charges one instruction's fuel unit exactly as the dispatch loop
+    /// does (refilling the chunk, and so checking interrupts, when it is
+    /// spent).
+    #[inline]
+    fn step(&mut self) -> Result<(), Error> {
+        if self.budget.tick == 0 {
+            self.refill()?;
+        }
+        self.budget.tick -= 1;
+        Ok(())
+    }
+
     fn fuel(&mut self, units: u64) -> Result<(), Error> {
         let b = &mut self.budget;
         if units < b.tick {
@@ -527,6 +539,42 @@ fn concat(t: &mut String, x: &str, y: &str) -> Value {
     t.push_str(x);
     t.push_str(y);
     Value::String(Arc::from(t.as_str()))
+}
+
+/// The shape of the commonest callbacks, `x => x.f` and
+/// `x => x.f <cmp> constant` (one parameter, no other local), which
+/// [`Exec::call_shape`] runs without pushing a frame.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// Index of `f` in the property names.
+    key: u32,
+    /// The comparison and its constant, if any.
+    compare: Option<(Cmp, u32)>,
+}
+
+impl Shape {
+    #[inline]
+    fn of(c: &Closure) -> Option<Shape> {
+        let proto = c.program.parts().protos.get(c.proto as usize)?;
+        if proto.params != 1 || proto.slots != 1 || proto.rest {
+            return None;
+        }
+        match proto.code.as_slice() {
+            [Op::GetLocalField { slot: 0, key }, Op::Return] => Some(Shape {
+                key: *key,
+                compare: None,
+            }),
+            [
+                Op::GetLocalField { slot: 0, key },
+                Op::CompareConst { cmp, constant },
+                Op::Return,
+            ] => Some(Shape {
+                key: *key,
+                compare: Some((*cmp, *constant)),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A right operand of a chain of string concatenations.
@@ -1643,6 +1691,53 @@ impl<'a> Exec<'a> {
         Ok(())
     }
 
+    /// Runs a callback of a [`Shape`] without a frame: what its
+    /// instructions do, charged per instruction as the dispatch loop
+    /// charges them, with the same errors at the same positions.
+    fn call_shape(&mut self, c: &Closure, shape: Shape, x: Option<&Value>) -> Result<Value, Error> {
+        let program = &c.program;
+        let parts = program.parts();
+        let Some(proto) = parts.protos.get(c.proto as usize) else {
+            return Err(internal("no prototype"));
+        };
+        // As `enter_closure`: cancellation, then the call depth.
+        if let Some(cancel) = &self.vm.budget.cancel
+            && cancel.is_cancelled()
+        {
+            return Err(cancelled());
+        }
+        self.vm.enter()?;
+        let at = |e: Error, i: usize| locate(e, proto, i);
+        let r = (|| {
+            let key = parts.keys.get(shape.key as usize).map_or("", |k| &**k);
+            let hash = program
+                .key_hashes()
+                .get(shape.key as usize)
+                .copied()
+                .unwrap_or(0);
+            self.vm.step().map_err(|e| at(e, 0))?;
+            let v = match x.unwrap_or(&NULL) {
+                Value::Object(o) => o.get_hashed(key, hash).unwrap_or(&NULL),
+                Value::Null => return Err(at(null_property(key), 0)),
+                _ => &NULL,
+            };
+            let Some((cmp, constant)) = shape.compare else {
+                self.vm.step().map_err(|e| at(e, 1))?;
+                return Ok(v.clone());
+            };
+            self.vm.step().map_err(|e| at(e, 1))?;
+            let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
+            let (r, work) = compare_const(v, cmp, k).map_err(|e| at(e, 1))?;
+            if work > 0 {
+                self.vm.fuel(work).map_err(|e| at(e, 1))?;
+            }
+            self.vm.step().map_err(|e| at(e, 2))?;
+            Ok(Value::Bool(r))
+        })();
+        self.vm.leave();
+        r
+    }
+
     fn call_builtin(&mut self, id: u16, args: &[Value]) -> Result<Value, Error> {
         self.vm.enter()?;
         let r = stdlib::call_function(self, id, args);
@@ -1758,6 +1853,9 @@ impl Runtime for Exec<'_> {
             Function::Closure(c) => {
                 if self.native >= NATIVE_CALL_CEILING {
                     return Err(Error::new(ErrorKind::Depth, "Call depth limit exceeded"));
+                }
+                if let Some(shape) = Shape::of(c) {
+                    return self.call_shape(c, shape, args.first());
                 }
                 let (stack, frames, marks, depth) = (
                     self.vm.stack.len(),
