@@ -459,6 +459,8 @@ struct Frame {
     branch_atoms: u32,
     /// An end anchor (`$`, `\z`) came earlier in the current branch.
     after_end: bool,
+    /// A `|` was seen: the group is an alternation (`(?:a|b)` is class-like).
+    alternation: bool,
 }
 
 impl Frame {
@@ -601,7 +603,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     product: inner.product,
                     size: inner.size,
                     loop_then_more: inner_ltm,
-                    wide: inner.size >= CLASS_SIZE,
+                    wide: inner.size >= CLASS_SIZE || inner.alternation,
                 });
                 out.push(')');
                 i += 1;
@@ -617,6 +619,7 @@ fn translate(pattern: &str) -> Result<Translated, String> {
                     f.open_loop = false;
                     f.branch_atoms = 0;
                     f.after_end = false;
+                    f.alternation = true;
                 }
                 out.push('|');
                 i += 1;
@@ -1794,6 +1797,8 @@ mod tests {
         assert_eq!(re(r"a$|b").scan_cost(), 1);
         assert!(re(&format!("a{}c", "[ab]".repeat(30))).scan_cost() >= 48);
         assert!(re("a(?:[ab]{6}){5}c").scan_cost() >= 48);
+        assert!(re(r"\d(?:a|b){15}").scan_cost() >= 48);
+        assert!(re(r"\d(?:ab){15}").scan_cost() < 48);
         assert!(re(r"\d{4}-\d{2}-\d{2}").scan_cost() < 48);
         assert!(re(r"\d|\w|\s|\D|\W|\S|\d|\w|\s|\D|\W|\S|\d").scan_cost() < 48);
         let hay = "ab".repeat(8_000);
