@@ -747,7 +747,10 @@ mod tests {
     fn split_charges_each_piece() {
         let mut rt = TestRuntime::default();
         call_with(&mut rt, "ab,c", "split", &[s(",")]).unwrap();
-        assert_eq!(rt.bytes_used, HEADER_BYTES + 2 * (SLOT_BYTES + STRING_HEADER_BYTES) + 3);
+        assert_eq!(
+            rt.bytes_used,
+            HEADER_BYTES + 2 * (SLOT_BYTES + STRING_HEADER_BYTES) + 3
+        );
         let mut rt = TestRuntime {
             memory_limit: Some(1000),
             ..TestRuntime::default()
