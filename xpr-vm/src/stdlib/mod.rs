@@ -106,6 +106,9 @@ fn registry() -> &'static Registry {
                         by_kind: [None; KINDS],
                     });
                 }
+                // In bounds: `id` indexes an entry pushed above (now or for an
+                // earlier table), and `kind` is one of the constants below KINDS.
+                // Static tables only; not reachable from input.
                 methods[id as usize].by_kind[kind] = Some(def);
             }
         }
