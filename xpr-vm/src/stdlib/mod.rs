@@ -194,6 +194,34 @@ pub fn call_method(
     }
 }
 
+/// [`call_method`] with a receiver the caller gives up: `upper` and `lower`
+/// change a string held by nothing else in place (see
+/// [`string::change_case_owned`]); every other method is called as usual.
+///
+/// # Errors
+/// As [`call_method`].
+pub(crate) fn call_method_owned(
+    rt: &mut dyn Runtime,
+    id: u16,
+    receiver: Value,
+    args: &[Value],
+) -> Result<Value, Error> {
+    match method_def(id, &receiver) {
+        Some(def) => {
+            check_arity(def.name, def.arity, args.len())?;
+            if args.is_empty() && matches!(receiver, Value::String(_)) {
+                match def.name {
+                    "upper" => return string::change_case_owned(rt, receiver, true),
+                    "lower" => return string::change_case_owned(rt, receiver, false),
+                    _ => {}
+                }
+            }
+            (def.call)(rt, &receiver, args)
+        }
+        None => Err(no_such_method(method_name(id), &receiver)),
+    }
+}
+
 /// The error for calling a method the receiver's type does not have.
 #[cold]
 pub fn no_such_method(name: &str, receiver: &Value) -> Error {

@@ -211,6 +211,41 @@ fn lower(rt: &mut dyn Runtime, receiver: &Value, _: &[Value]) -> Result<Value, E
     change_case(rt, s, false)
 }
 
+/// `upper` (`to_upper`) or `lower` on a receiver the caller owns (spec
+/// 9.2). An ASCII string held by nothing else is changed in place: the same
+/// fuel as [`change_case`] but no new allocation, so no memory is charged
+/// (the result has the receiver's byte length). Anything else goes the
+/// ordinary way.
+///
+/// # Errors
+/// As `upper`/`lower`: fuel and memory budget errors, a type error when the
+/// receiver is not a string.
+pub(crate) fn change_case_owned(
+    rt: &mut dyn Runtime,
+    receiver: Value,
+    to_upper: bool,
+) -> Result<Value, Error> {
+    match receiver {
+        Value::String(mut s) if s.is_ascii() => match Arc::get_mut(&mut s) {
+            Some(t) => {
+                rt.fuel(text_fuel(t.len() * 2))?;
+                if to_upper {
+                    t.make_ascii_uppercase();
+                } else {
+                    t.make_ascii_lowercase();
+                }
+                Ok(Value::String(s))
+            }
+            None => change_case(rt, &s, to_upper),
+        },
+        other => {
+            let name = if to_upper { "upper" } else { "lower" };
+            let s = text(name, &other)?;
+            change_case(rt, s, to_upper)
+        }
+    }
+}
+
 /// Full Unicode case mapping, as JavaScript's `toUpperCase`/`toLowerCase`
 /// (`"straße"` uppercases to `"STRASSE"`; a final sigma lowercases to `ς`).
 /// The result's exact length is computed (and charged) before it is built.
@@ -638,6 +673,43 @@ mod tests {
         let mut rt = TestRuntime::default();
         call_with(&mut rt, "ABC", "lower", &[]).unwrap();
         assert_eq!(rt.bytes_used, 3);
+    }
+
+    #[test]
+    fn owned_case_mapping_reuses_only_an_unshared_ascii_string() {
+        let id = super::super::method_id("upper").unwrap();
+        // Unshared: changed in place, same fuel, no memory charged.
+        let mut rt = TestRuntime::default();
+        let owned: Arc<str> = Arc::from("ab c");
+        let ptr = Arc::as_ptr(&owned).cast::<u8>();
+        let r = super::super::call_method_owned(&mut rt, id, Value::String(owned), &[]).unwrap();
+        assert_eq!(r, s("AB C"));
+        assert_eq!(r.as_str().map(|t| t.as_ptr()), Some(ptr));
+        assert_eq!(rt.bytes_used, 0);
+        let mut plain = TestRuntime::default();
+        call_with(&mut plain, "ab c", "upper", &[]).unwrap();
+        assert_eq!(rt.fuel_used, plain.fuel_used);
+        // Shared: the other holder keeps its text.
+        let mut rt = TestRuntime::default();
+        let shared: Arc<str> = Arc::from("xy");
+        let r = super::super::call_method_owned(&mut rt, id, Value::String(shared.clone()), &[])
+            .unwrap();
+        assert_eq!(r, s("XY"));
+        assert_eq!(&*shared, "xy");
+        assert_eq!(rt.bytes_used, 2);
+        // Non-ASCII goes the full Unicode way; a number is a type error.
+        let mut rt = TestRuntime::default();
+        let r = super::super::call_method_owned(&mut rt, id, s("straße"), &[]).unwrap();
+        assert_eq!(r, s("STRASSE"));
+        assert!(
+            super::super::call_method_owned(&mut rt, id, n(1.0), &[])
+                .unwrap_err()
+                .message()
+                .contains("cannot call method 'upper' on number")
+        );
+        let lower = super::super::method_id("lower").unwrap();
+        let r = super::super::call_method_owned(&mut rt, lower, s("QR"), &[]).unwrap();
+        assert_eq!(r, s("qr"));
     }
 
     #[test]

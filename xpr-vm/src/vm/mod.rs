@@ -1793,7 +1793,7 @@ impl<'a> Exec<'a> {
                 let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
                 let recv = self.vm.pop();
                 self.vm.enter()?;
-                let r = stdlib::call_method(self, id, &recv, &args);
+                let r = stdlib::call_method_owned(self, id, recv, &args);
                 self.vm.leave();
                 self.vm.stack.push(r?);
                 Ok(Flow::Done)
