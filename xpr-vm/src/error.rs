@@ -187,7 +187,10 @@ mod tests {
     #[test]
     fn debug_shows_kind_and_text() {
         let e = Error::new(ErrorKind::Reference, "Unknown function 'f'").at(Span::new(0, 1));
-        assert_eq!(format!("{e:?}"), "reference error: Unknown function 'f' at position 0");
+        assert_eq!(
+            format!("{e:?}"),
+            "reference error: Unknown function 'f' at position 0"
+        );
     }
 
     #[test]
