@@ -1790,10 +1790,18 @@ impl<'a> Exec<'a> {
         }
         match m.id {
             Some(id) if stdlib::has_method(id, recv) => {
-                let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
-                let recv = self.vm.pop();
-                self.vm.enter()?;
-                let r = stdlib::call_method_owned(self, id, recv, &args);
+                let argc = self.vm.stack.len().saturating_sub(pos + 1);
+                let r = if argc == 0 {
+                    // No arguments (`s.upper()`): no argument list to build.
+                    let recv = self.vm.pop();
+                    self.vm.enter()?;
+                    stdlib::call_method_owned(self, id, recv, &[])
+                } else {
+                    let args = self.vm.take(argc);
+                    let recv = self.vm.pop();
+                    self.vm.enter()?;
+                    stdlib::call_method_owned(self, id, recv, &args)
+                };
                 self.vm.leave();
                 self.vm.stack.push(r?);
                 Ok(Flow::Done)
