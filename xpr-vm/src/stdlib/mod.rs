@@ -163,7 +163,10 @@ pub fn has_method(id: u16, receiver: &Value) -> bool {
     method_def(id, receiver).is_some()
 }
 
-fn method_def(id: u16, receiver: &Value) -> Option<&'static MethodDef> {
+/// The definition of method `id` for this receiver's type, if it has one
+/// (one registry lookup; the VM then calls it with [`call_method_def`]).
+#[inline]
+pub(crate) fn method_def(id: u16, receiver: &Value) -> Option<&'static MethodDef> {
     let kind = match receiver {
         Value::String(_) => STRING,
         Value::Array(_) => ARRAY,
@@ -200,6 +203,7 @@ pub fn call_method(
 ///
 /// # Errors
 /// As [`call_method`].
+#[cfg(test)]
 pub(crate) fn call_method_owned(
     rt: &mut dyn Runtime,
     id: u16,
@@ -207,19 +211,35 @@ pub(crate) fn call_method_owned(
     args: &[Value],
 ) -> Result<Value, Error> {
     match method_def(id, &receiver) {
-        Some(def) => {
-            check_arity(def.name, def.arity, args.len())?;
-            if args.is_empty() && matches!(receiver, Value::String(_)) {
-                match def.name {
-                    "upper" => return string::change_case_owned(rt, receiver, true),
-                    "lower" => return string::change_case_owned(rt, receiver, false),
-                    _ => {}
-                }
-            }
-            (def.call)(rt, &receiver, args)
-        }
+        Some(def) => call_method_def(rt, def, receiver, args),
         None => Err(no_such_method(method_name(id), &receiver)),
     }
+}
+
+/// Calls `def` (found by [`method_def`] for this receiver) on a receiver the
+/// caller gives up, checking the arity: as [`call_method_owned`] without
+/// looking the method up again.
+///
+/// # Errors
+/// The arity error, or whatever the method raises.
+#[inline]
+pub(crate) fn call_method_def(
+    rt: &mut dyn Runtime,
+    def: &'static MethodDef,
+    receiver: Value,
+    args: &[Value],
+) -> Result<Value, Error> {
+    // `upper` and `lower` take no arguments, so an empty argument list passes
+    // their arity check: the shortcut can come first.
+    if args.is_empty() && matches!(receiver, Value::String(_)) {
+        match def.name {
+            "upper" => return string::change_case_owned(rt, receiver, true),
+            "lower" => return string::change_case_owned(rt, receiver, false),
+            _ => {}
+        }
+    }
+    check_arity(def.name, def.arity, args.len())?;
+    (def.call)(rt, &receiver, args)
 }
 
 /// The error for calling a method the receiver's type does not have.

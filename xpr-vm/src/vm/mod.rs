@@ -1793,19 +1793,20 @@ impl<'a> Exec<'a> {
             }
             return self.call_at(pos);
         }
-        match m.id {
-            Some(id) if stdlib::has_method(id, recv) => {
+        // One registry lookup: the definition found is the one called.
+        match m.id.and_then(|id| stdlib::method_def(id, recv)) {
+            Some(def) => {
                 let argc = self.vm.stack.len().saturating_sub(pos + 1);
                 let r = if argc == 0 {
                     // No arguments (`s.upper()`): no argument list to build.
                     let recv = self.vm.pop();
                     self.vm.enter()?;
-                    stdlib::call_method_owned(self, id, recv, &[])
+                    stdlib::call_method_def(self, def, recv, &[])
                 } else {
                     let args = self.vm.take(argc);
                     let recv = self.vm.pop();
                     self.vm.enter()?;
-                    stdlib::call_method_owned(self, id, recv, &args)
+                    stdlib::call_method_def(self, def, recv, &args)
                 };
                 self.vm.leave();
                 self.vm.stack.push(r?);
