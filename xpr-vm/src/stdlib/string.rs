@@ -220,13 +220,14 @@ fn lower(rt: &mut dyn Runtime, receiver: &Value, _: &[Value]) -> Result<Value, E
 /// # Errors
 /// As `upper`/`lower`: fuel and memory budget errors, a type error when the
 /// receiver is not a string.
+#[inline(always)]
 pub(crate) fn change_case_owned(
     rt: &mut dyn Runtime,
     receiver: Value,
     to_upper: bool,
 ) -> Result<Value, Error> {
     match receiver {
-        Value::String(mut s) if s.is_ascii() => match Arc::get_mut(&mut s) {
+        Value::String(mut s) if ascii_only(&s) => match Arc::get_mut(&mut s) {
             Some(t) => {
                 rt.fuel(text_fuel(t.len() * 2))?;
                 if to_upper {
@@ -244,6 +245,20 @@ pub(crate) fn change_case_owned(
             change_case(rt, s, to_upper)
         }
     }
+}
+
+/// Whether every byte of `s` is ASCII: `str::is_ascii`, eight bytes at a
+/// time also for the short strings of records (where the standard library
+/// goes byte by byte).
+#[inline]
+fn ascii_only(s: &str) -> bool {
+    let mut chunks = s.as_bytes().chunks_exact(8);
+    let mut acc = 0u64;
+    for c in &mut chunks {
+        acc |= <[u8; 8]>::try_from(c).map_or(u64::MAX, u64::from_ne_bytes);
+    }
+    let tail = chunks.remainder().iter().fold(0u8, |a, &b| a | b);
+    acc & 0x8080_8080_8080_8080 == 0 && tail < 0x80
 }
 
 /// Full Unicode case mapping, as JavaScript's `toUpperCase`/`toLowerCase`
@@ -647,6 +662,17 @@ mod tests {
     #[test]
     fn upper_and_lower_map_full_unicode() {
         assert_eq!(ok("hello", "upper", &[]), s("HELLO"));
+        for t in [
+            "",
+            "abc",
+            "abcdefgh",
+            "abcdefghijklmnopq",
+            "abcdefgé",
+            "abcdefghé",
+            "éabcdefghij",
+        ] {
+            assert_eq!(super::ascii_only(t), t.is_ascii(), "{t}");
+        }
         assert_eq!(ok("HeLLo 1!", "lower", &[]), s("hello 1!"));
         assert_eq!(ok("straße", "upper", &[]), s("STRASSE"));
         assert_eq!(ok("ÉCOLE Ça", "lower", &[]), s("école ça"));
