@@ -21,7 +21,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::object::{finish_object, key_text, sort_fuel};
-use super::{FunctionDef, MethodDef, no_such_method};
+use super::{FunctionDef, MethodDef, no_such_method, relative_index};
 use crate::error::{Error, ErrorKind};
 use crate::format::{display_metered, number_to_string};
 use crate::function::Arity;
@@ -391,19 +391,6 @@ fn index_of(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
             None => -1.0,
         },
     ))
-}
-
-/// A JavaScript relative index (`Array.prototype.slice`): truncated toward
-/// zero, counted from the end when negative, clamped to `0..=len`.
-fn relative_index(n: f64, len: usize) -> usize {
-    let t = n.trunc();
-    let len_f = len as f64;
-    let r = if t < 0.0 {
-        (len_f + t).max(0.0)
-    } else {
-        t.min(len_f)
-    };
-    r as usize
 }
 
 /// `arr.slice(start[, end])`: JavaScript semantics (negative indices count

@@ -251,6 +251,22 @@ pub fn no_such_method(name: &str, receiver: &Value) -> Error {
     ))
 }
 
+/// A JavaScript relative index, as `slice` of arrays and strings takes it:
+/// truncated toward zero, counted from the end when negative, clamped to
+/// `0..=len` (`len` in elements or characters).
+pub(crate) fn relative_index(n: f64, len: usize) -> usize {
+    let n = n.trunc();
+    let len_f = len as f64;
+    let i = if n < 0.0 {
+        (len_f + n).max(0.0)
+    } else {
+        n.min(len_f)
+    };
+    // In 0..=len and integral (NaN cannot reach here: values are finite),
+    // so the cast is exact.
+    i as usize
+}
+
 /// Checks an argument count against an arity.
 ///
 /// # Errors

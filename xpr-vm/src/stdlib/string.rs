@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use super::{FunctionDef, MethodDef};
+use super::{FunctionDef, MethodDef, relative_index};
 use crate::error::{Error, ErrorKind};
 use crate::format::text_fuel;
 use crate::function::Arity;
@@ -177,20 +177,6 @@ fn byte_offset(s: &str, index: usize) -> usize {
     } else {
         s.char_indices().nth(index).map_or(s.len(), |(b, _)| b)
     }
-}
-
-/// A JavaScript relative index (`slice`): truncated toward zero; negative
-/// counts from the end; clamped to `0..=len`.
-fn relative_index(n: f64, len: usize) -> usize {
-    let n = n.trunc();
-    let len_f = len as f64;
-    let i = if n < 0.0 {
-        (len_f + n).max(0.0)
-    } else {
-        n.min(len_f)
-    };
-    // In 0..=len, integral: the cast is exact.
-    i as usize
 }
 
 // ------------------------------------------------------------- the methods
