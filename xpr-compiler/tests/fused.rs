@@ -34,8 +34,26 @@ fn concatenation_chains_match_one_by_one() {
         assert_eq!(r.unwrap(), Value::from("Ada Lovelace!Ada"));
         // 4 loads/constants after the first, 4 adds, the first load, return.
         assert_eq!(fuel, 10);
-        let (r, _) = run(r#"(a + " " + b).upper()"#, ctx);
+        // The chain is built from `a`'s text; `upper` then changes the
+        // new, unshared string in place: 7 instructions plus the case
+        // change's `1 + 24 / 16` (as the ordinary call charges).
+        let (r, fuel) = run(r#"(a + " " + b).upper()"#, ctx);
         assert_eq!(r.unwrap(), Value::from("ADA LOVELACE"));
+        assert_eq!(fuel, 9);
+        let (r, _) = run(r#"(a + " " + b).lower() + a.lower()"#, ctx);
+        assert_eq!(r.unwrap(), Value::from("ada lovelaceada"));
+        // Not ASCII, or shared (the context's own string, an array's
+        // element): the ordinary call, the same answers.
+        let (r, _) = run(r#"("é" + a + " ").upper()"#, ctx);
+        assert_eq!(r.unwrap(), Value::from("ÉADA "));
+        let (r, _) = run(r#"a.upper() + [a + "!"].map(s => s.upper())[0]"#, ctx);
+        assert_eq!(r.unwrap(), Value::from("ADAADA!"));
+        let (r, _) = run(r#"(1 + 2).upper()"#, ctx);
+        assert!(
+            r.unwrap_err()
+                .message()
+                .contains("cannot call method 'upper'")
+        );
         // A number in the chain: the add fails at its own position.
         let e = run(r#"a + " " + n"#, ctx).0.unwrap_err();
         assert!(e.message().contains("cannot add string and number"), "{e}");

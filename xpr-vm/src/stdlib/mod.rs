@@ -153,6 +153,43 @@ pub fn method_id(name: &str) -> Option<u16> {
     registry().method_ids.get(name).copied()
 }
 
+/// Whether method `id` is string `upper` (`Some(true)`) or `lower`
+/// (`Some(false)`), which the VM runs without a call when the receiver is an
+/// unshared ASCII string (see [`string::change_case_owned`]).
+#[inline]
+pub(crate) fn case_method(id: Option<u16>) -> Option<bool> {
+    match id {
+        Some(UPPER_ID) => Some(true),
+        Some(LOWER_ID) => Some(false),
+        _ => None,
+    }
+}
+
+/// Method ids are given in registration order and string methods are
+/// registered first, so a string method's id is its index in
+/// [`string::METHODS`].
+const UPPER_ID: u16 = string_method_index("upper");
+const LOWER_ID: u16 = string_method_index("lower");
+
+const fn string_method_index(name: &str) -> u16 {
+    let mut i = 0;
+    while i < string::METHODS.len() {
+        let n = string::METHODS[i].name.as_bytes();
+        let want = name.as_bytes();
+        if n.len() == want.len() {
+            let mut j = 0;
+            while j < n.len() && n[j] == want[j] {
+                j += 1;
+            }
+            if j == n.len() {
+                return i as u16;
+            }
+        }
+        i += 1;
+    }
+    u16::MAX
+}
+
 /// The name of method `id`.
 pub fn method_name(id: u16) -> &'static str {
     registry().methods.get(id as usize).map_or("?", |m| m.name)
@@ -284,3 +321,16 @@ pub fn check_arity(name: &str, arity: Arity, got: usize) -> Result<(), Error> {
 
 #[cfg(test)]
 pub(crate) mod testing;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_method_ids_match_the_registry() {
+        assert_eq!(case_method(method_id("upper")), Some(true));
+        assert_eq!(case_method(method_id("lower")), Some(false));
+        assert_eq!(case_method(method_id("trim")), None);
+        assert_eq!(case_method(None), None);
+    }
+}

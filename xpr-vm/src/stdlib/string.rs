@@ -237,7 +237,7 @@ pub(crate) fn change_case_owned(
 /// time also for the short strings of records (where the standard library
 /// goes byte by byte).
 #[inline]
-fn ascii_only(s: &str) -> bool {
+pub(crate) fn ascii_only(s: &str) -> bool {
     let mut chunks = s.as_bytes().chunks_exact(8);
     let mut acc = 0u64;
     for c in &mut chunks {

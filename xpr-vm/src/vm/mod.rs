@@ -379,6 +379,51 @@ impl Vm {
         }
     }
 
+    /// `text.upper()` / `text.lower()` with the receiver on top of the
+    /// stack, when it is an ASCII string held by nothing else (typically
+    /// one just built by a concatenation): changed where it lies, with the
+    /// depth check and the fuel of the call it stands for (the same as
+    /// `string::change_case_owned`, so the same fuel and no memory charge).
+    /// `Ok(false)`, the stack untouched, when the receiver is not such a
+    /// string: the ordinary call then runs.
+    #[inline]
+    fn change_case_top(&mut self, to_upper: bool) -> Result<bool, Error> {
+        let Some(top @ Value::String(_)) = self.stack.last_mut() else {
+            return Ok(false);
+        };
+        let Value::String(mut s) = std::mem::replace(top, Value::Null) else {
+            return Ok(false);
+        };
+        let len = match Arc::get_mut(&mut s) {
+            Some(t) if stdlib::string::ascii_only(t) => t.len(),
+            _ => {
+                *top = Value::String(s);
+                return Ok(false);
+            }
+        };
+        self.case_change_cost(len)?;
+        if let Some(t) = Arc::get_mut(&mut s) {
+            if to_upper {
+                t.make_ascii_uppercase();
+            } else {
+                t.make_ascii_lowercase();
+            }
+        }
+        if let Some(top) = self.stack.last_mut() {
+            *top = Value::String(s);
+        }
+        Ok(true)
+    }
+
+    /// The depth check and the fuel of `upper()` / `lower()` on ASCII text
+    /// of `len` bytes (see `string::change_case_owned`).
+    #[inline]
+    fn case_change_cost(&mut self, len: usize) -> Result<(), Error> {
+        self.enter()?;
+        self.leave();
+        self.fuel(crate::format::text_fuel(len * 2))
+    }
+
     fn enter(&mut self) -> Result<(), Error> {
         let b = &mut self.budget;
         if b.depth >= b.call_depth {
@@ -719,67 +764,17 @@ impl<'a> Exec<'a> {
                     }
                 }};
             }
-            // `text + y` with `ip` past the `Add`, then any further
-            // `+ "constant"` or `+ name` of strings: appended in one buffer
-            // and built once. Each instruction is charged its fuel and each
-            // intermediate string its memory, as if run in turn.
+            // `text + y` with `ip` past the `Add` (see `Exec::concat`):
+            // the result replaces the text on top of the stack.
             macro_rules! append_chain {
                 ($y:expr) => {{
-                    let y: &str = $y;
                     let mut t = std::mem::take(&mut self.vm.text);
                     t.clear();
                     if let Value::String(x) = self.vm.peek() {
                         t.push_str(x);
                     }
-                    tri!(self.vm.alloc((t.len() + y.len()) as u64));
-                    t.push_str(y);
-                    loop {
-                        let piece = match (code.get(ip), code.get(ip + 1)) {
-                            (Some(&Op::Const(c)), Some(Op::Add)) => {
-                                match parts.constants.get(c as usize) {
-                                    Some(Value::String(z)) => Piece::Text(z),
-                                    _ => break,
-                                }
-                            }
-                            (Some(&Op::LoadGlobal(g)), Some(Op::Add)) => Piece::Global(g),
-                            _ => break,
-                        };
-                        let owned;
-                        let z: &str = match piece {
-                            Piece::Text(z) => z,
-                            Piece::Global(g) => {
-                                // Not a string, or an error: left to the
-                                // instructions themselves.
-                                let Ok(found) = self.global(program, g) else {
-                                    break;
-                                };
-                                let z = match found {
-                                    Found::Text(s) => Some(s),
-                                    Found::Borrowed(v) => v.as_str(),
-                                    _ => {
-                                        owned = self.vm.found(found, g).clone();
-                                        owned.as_str()
-                                    }
-                                };
-                                match z {
-                                    Some(z) => z,
-                                    None => break,
-                                }
-                            }
-                        };
-                        ip += 1;
-                        charge!();
-                        ip += 1;
-                        charge!();
-                        tri!(self.vm.alloc((t.len() + z.len()) as u64));
-                        t.push_str(z);
-                    }
-                    let v = Value::String(Arc::from(t.as_str()));
-                    // Keep a small buffer for the next one, not a large one.
-                    if t.capacity() <= 4096 {
-                        self.vm.text = t;
-                    }
-                    *self.vm.top() = v;
+                    let r = self.concat(program, code, &mut ip, t, $y);
+                    *self.vm.top() = tri!(r);
                 }};
             }
             // Pushes a comparison's result, or, when a conditional jump or
@@ -902,6 +897,29 @@ impl<'a> Exec<'a> {
                             }
                             push_bool!(r);
                         } else {
+                            // `name + "constant"` for a string `name`: the
+                            // chain starts from its text, never pushed (or
+                            // reference-counted).
+                            if let (Some(&Op::Const(c)), Some(Op::Add)) =
+                                (code.get(ip), code.get(ip + 1))
+                                && let Some(Value::String(y)) = parts.constants.get(c as usize)
+                                && let Some(x) = match found {
+                                    Found::Text(s) => Some(s),
+                                    Found::Borrowed(v) => v.as_str(),
+                                    _ => None,
+                                }
+                            {
+                                ip += 1;
+                                charge!();
+                                ip += 1;
+                                charge!();
+                                let mut t = std::mem::take(&mut self.vm.text);
+                                t.clear();
+                                t.push_str(x);
+                                let r = self.concat(program, code, &mut ip, t, y);
+                                self.vm.stack.push(tri!(r));
+                                continue;
+                            }
                             // `text + name`: appended without pushing it.
                             if let Some(Op::Add) = code.get(ip)
                                 && let Value::String(_) = self.vm.peek()
@@ -1190,6 +1208,15 @@ impl<'a> Exec<'a> {
                         self.vm.stack.push(v);
                     }
                     Op::CallMethod { method, argc } => {
+                        if argc == 0
+                            && let Some(to_upper) = parts
+                                .methods
+                                .get(method as usize)
+                                .and_then(|m| stdlib::case_method(m.id))
+                            && tri!(self.vm.change_case_top(to_upper))
+                        {
+                            continue;
+                        }
                         save_ip!();
                         let pos = self.vm.stack.len().saturating_sub(argc as usize + 1);
                         if let Flow::Entered = tri!(self.call_method(program, method, pos)) {
@@ -1775,6 +1802,90 @@ impl<'a> Exec<'a> {
         };
         self.vm.fuel(meter.charged())?;
         self.vm.check_interrupts()?;
+        Ok(v)
+    }
+
+    /// The string `t + y`, `t` in the VM's reused text buffer and `ip`
+    /// past the `Add`, then any further `+ "constant"` or `+ name` of
+    /// strings and a final `.upper()` / `.lower()` of ASCII text: appended
+    /// in the buffer and built once. Each instruction is charged its fuel
+    /// and each intermediate string its memory, as if run in turn; `ip`
+    /// ends past the last instruction taken (on an error, just past the one
+    /// that failed). A piece that is not a string (or an unknown name) ends
+    /// the chain, left to the instructions themselves.
+    ///
+    /// Not inlined in debug builds, whose dispatch frame must stay small
+    /// (see [`NATIVE_CALL_CEILING`]).
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn concat(
+        &mut self,
+        program: &Program,
+        code: &[Op],
+        ip: &mut usize,
+        mut t: String,
+        y: &str,
+    ) -> Result<Value, Error> {
+        let parts = program.parts();
+        self.vm.alloc((t.len() + y.len()) as u64)?;
+        t.push_str(y);
+        loop {
+            let piece = match (code.get(*ip), code.get(*ip + 1)) {
+                (Some(&Op::Const(c)), Some(Op::Add)) => match parts.constants.get(c as usize) {
+                    Some(Value::String(z)) => Piece::Text(z),
+                    _ => break,
+                },
+                (Some(&Op::LoadGlobal(g)), Some(Op::Add)) => Piece::Global(g),
+                _ => break,
+            };
+            let owned;
+            let z: &str = match piece {
+                Piece::Text(z) => z,
+                Piece::Global(g) => {
+                    let Ok(found) = self.global(program, g) else {
+                        break;
+                    };
+                    let z = match found {
+                        Found::Text(s) => Some(s),
+                        Found::Borrowed(v) => v.as_str(),
+                        _ => {
+                            owned = self.vm.found(found, g).clone();
+                            owned.as_str()
+                        }
+                    };
+                    match z {
+                        Some(z) => z,
+                        None => break,
+                    }
+                }
+            };
+            for _ in 0..2 {
+                *ip += 1;
+                self.vm.step()?;
+            }
+            self.vm.alloc((t.len() + z.len()) as u64)?;
+            t.push_str(z);
+        }
+        if let Some(&Op::CallMethod { method, argc: 0 }) = code.get(*ip)
+            && let Some(to_upper) = parts
+                .methods
+                .get(method as usize)
+                .and_then(|m| stdlib::case_method(m.id))
+            && stdlib::string::ascii_only(&t)
+        {
+            *ip += 1;
+            self.vm.step()?;
+            self.vm.case_change_cost(t.len())?;
+            if to_upper {
+                t.make_ascii_uppercase();
+            } else {
+                t.make_ascii_lowercase();
+            }
+        }
+        let v = Value::String(Arc::from(t.as_str()));
+        // Keep a small buffer for the next one, not a large one.
+        if t.capacity() <= 4096 {
+            self.vm.text = t;
+        }
         Ok(v)
     }
 
