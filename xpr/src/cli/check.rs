@@ -176,7 +176,7 @@ fn sample_fields(path: &Path) -> Result<Vec<String>, Exit> {
     let mut conv = Conv::default();
     let value = match json_in::parse_value(&first, &mut conv) {
         Ok(v) => v,
-        Err(_) if first.first() == Some(&b'[') => {
+        Err(_) if first.starts_with('[') => {
             let element = first_record(path, InputFormat::Json)?;
             json_in::parse_value(&element, &mut conv).map_err(|e| sample_error(path, &e))?
         }
@@ -204,19 +204,26 @@ fn sample_error(path: &Path, e: &serde_json::Error) -> Exit {
     ))
 }
 
-fn first_record(path: &Path, format: InputFormat) -> Result<Vec<u8>, Exit> {
+fn first_record(path: &Path, format: InputFormat) -> Result<String, Exit> {
     let inputs = input::open(std::slice::from_ref(&path.to_path_buf()))?;
-    let mut first: Option<Result<Vec<u8>, String>> = None;
-    input::read_all(inputs, format, 64 << 20, &mut |chunk| {
-        if let Some(r) = chunk.records.first() {
-            first = Some(match &r.problem {
-                None => Ok(chunk.bytes(r).to_vec()),
-                Some(Problem::TooLong) => Err("record too long".to_string()),
-                Some(Problem::Broken(m)) => Err(m.clone()),
-            });
-        }
-        false
-    });
+    let mut first: Option<Result<String, String>> = None;
+    input::read_all(
+        inputs,
+        format,
+        64 << 20,
+        &input::ChunkPool::default(),
+        &mut |chunk| {
+            if let Some(r) = chunk.records.first() {
+                first = Some(match &r.problem {
+                    None => String::from_utf8(chunk.bytes(r).to_vec())
+                        .map_err(|_| "invalid UTF-8".to_string()),
+                    Some(Problem::TooLong) => Err("record too long".to_string()),
+                    Some(Problem::Broken(m)) => Err(m.clone()),
+                });
+            }
+            false
+        },
+    );
     match first {
         Some(Ok(bytes)) => Ok(bytes),
         Some(Err(m)) => Err(Exit::usage(format_args!("{}: {m}", path.display()))),

@@ -16,11 +16,11 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
         (None, Some(path)) => (read_path(path)?, path.display().to_string()),
         (None, None) => return Ok(Value::object(Map::default())),
     };
-    if std::str::from_utf8(&bytes).is_err() {
+    let Ok(text) = std::str::from_utf8(&bytes) else {
         return Err(Exit::usage(format_args!("{what}: invalid UTF-8")));
-    }
+    };
     let mut conv = Conv::default();
-    let value = json_in::parse_value(&bytes, &mut conv).map_err(|e| {
+    let value = json_in::parse_value(text, &mut conv).map_err(|e| {
         let (message, _) = json_in::describe(&e);
         Exit::usage(format_args!(
             "{what}: invalid JSON: {message} at line {} column {}",

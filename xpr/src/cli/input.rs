@@ -10,7 +10,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::{Exit, InputFormat};
 
@@ -107,19 +107,65 @@ pub fn io_text(e: &io::Error) -> String {
     }
 }
 
+/// Spent chunks' buffers, given back by whoever processed them and taken
+/// by the reader for the next chunks: the reader then writes into memory
+/// already mapped instead of page-faulting on a fresh 256 KiB buffer per
+/// chunk (which cost the reader thread more than its parsing).
+#[derive(Default)]
+pub struct ChunkPool {
+    spare: Mutex<Vec<(Vec<u8>, Vec<Record>)>>,
+}
+
+/// Buffers kept beyond this many are freed (the reader never has more
+/// chunks in flight than a few per worker).
+const POOL_LIMIT: usize = 64;
+
+impl ChunkPool {
+    /// Keeps `chunk`'s buffers (emptied) for a later chunk.
+    pub fn give(&self, chunk: Chunk) {
+        let Chunk {
+            mut data,
+            mut records,
+            ..
+        } = chunk;
+        data.clear();
+        records.clear();
+        if let Ok(mut spare) = self.spare.lock()
+            && spare.len() < POOL_LIMIT
+        {
+            spare.push((data, records));
+        }
+    }
+
+    fn chunk(&self, index: u64, source: &Arc<str>) -> Chunk {
+        let kept = self.spare.lock().ok().and_then(|mut s| s.pop());
+        let (data, records) =
+            kept.unwrap_or_else(|| (Vec::with_capacity(CHUNK_BYTES + 4096), Vec::new()));
+        Chunk {
+            index,
+            source: source.clone(),
+            data,
+            records,
+        }
+    }
+}
+
 /// Reads every input in order, handing chunks to `emit` until it returns
-/// `false` or the inputs end. Read errors and malformed arrays become a
-/// final record with a [`Problem`] in the chunk of that input.
+/// `false` or the inputs end; each chunk's buffers come from `pool` when it
+/// has some. Read errors and malformed arrays become a final record with a
+/// [`Problem`] in the chunk of that input.
 pub fn read_all(
     inputs: Vec<Input>,
     format: InputFormat,
     max_record: usize,
+    pool: &ChunkPool,
     emit: &mut dyn FnMut(Chunk) -> bool,
 ) {
     let mut next_index = 0u64;
     for input in inputs {
         let mut sink = Sink {
-            chunk: new_chunk(next_index, &input.name),
+            chunk: pool.chunk(next_index, &input.name),
+            pool,
             next_index: &mut next_index,
             source: input.name.clone(),
             emit: &mut *emit,
@@ -136,17 +182,9 @@ pub fn read_all(
     }
 }
 
-fn new_chunk(index: u64, source: &Arc<str>) -> Chunk {
-    Chunk {
-        index,
-        source: source.clone(),
-        data: Vec::with_capacity(CHUNK_BYTES + 4096),
-        records: Vec::new(),
-    }
-}
-
 struct Sink<'a> {
     chunk: Chunk,
+    pool: &'a ChunkPool,
     next_index: &'a mut u64,
     source: Arc<str>,
     emit: &'a mut dyn FnMut(Chunk) -> bool,
@@ -179,7 +217,10 @@ impl Sink<'_> {
             return false;
         }
         *self.next_index += 1;
-        let full = std::mem::replace(&mut self.chunk, new_chunk(*self.next_index, &self.source));
+        let full = std::mem::replace(
+            &mut self.chunk,
+            self.pool.chunk(*self.next_index, &self.source),
+        );
         if !(self.emit)(full) {
             self.stopped = true;
         }
@@ -561,16 +602,22 @@ mod tests {
             reader: Box::new(io::Cursor::new(text.as_bytes().to_vec())),
         };
         let mut out = Vec::new();
-        read_all(vec![input], format, max, &mut |chunk| {
-            for r in &chunk.records {
-                let item = match &r.problem {
-                    Some(p) => Err(p.clone()),
-                    None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
-                };
-                out.push((r.line, item));
-            }
-            true
-        });
+        read_all(
+            vec![input],
+            format,
+            max,
+            &ChunkPool::default(),
+            &mut |chunk| {
+                for r in &chunk.records {
+                    let item = match &r.problem {
+                        Some(p) => Err(p.clone()),
+                        None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
+                    };
+                    out.push((r.line, item));
+                }
+                true
+            },
+        );
         out
     }
 
@@ -591,17 +638,23 @@ mod tests {
         };
         let mut out = Vec::new();
         let mut chunks = 0;
-        read_all(vec![input], format, 1000, &mut |chunk| {
-            chunks += 1;
-            for r in &chunk.records {
-                let item = match &r.problem {
-                    Some(p) => Err(p.clone()),
-                    None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
-                };
-                out.push((r.line, item));
-            }
-            true
-        });
+        read_all(
+            vec![input],
+            format,
+            1000,
+            &ChunkPool::default(),
+            &mut |chunk| {
+                chunks += 1;
+                for r in &chunk.records {
+                    let item = match &r.problem {
+                        Some(p) => Err(p.clone()),
+                        None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
+                    };
+                    out.push((r.line, item));
+                }
+                true
+            },
+        );
         (out, chunks)
     }
 
@@ -709,11 +762,17 @@ mod tests {
         };
         let mut indexes = Vec::new();
         let mut total = 0;
-        read_all(vec![input], InputFormat::Ndjson, 100, &mut |chunk| {
-            indexes.push(chunk.index);
-            total += chunk.records.len();
-            true
-        });
+        read_all(
+            vec![input],
+            InputFormat::Ndjson,
+            100,
+            &ChunkPool::default(),
+            &mut |chunk| {
+                indexes.push(chunk.index);
+                total += chunk.records.len();
+                true
+            },
+        );
         assert_eq!(total, 5000);
         assert_eq!(indexes, (0..indexes.len() as u64).collect::<Vec<_>>());
         assert!(indexes.len() >= 3);

@@ -208,12 +208,14 @@ impl Wanted {
     }
 }
 
-/// Parses one JSON text completely into a [`Value`].
+/// Parses one JSON text completely into a [`Value`]. Takes text, not
+/// bytes: UTF-8 is checked once by the caller (for a whole chunk of
+/// records), not again for every string inside.
 ///
 /// # Errors
 /// Invalid JSON, trailing characters, or (strict mode) an integer beyond 2^53.
-pub fn parse_value(bytes: &[u8], conv: &mut Conv) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+pub fn parse_value(text: &str, conv: &mut Conv) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
     let v = ValueSeed(conv).deserialize(&mut de)?;
     de.end()?;
     Ok(v)
@@ -226,14 +228,14 @@ pub fn parse_value(bytes: &[u8], conv: &mut Conv) -> Result<Value, serde_json::E
 /// # Errors
 /// As [`parse_value`]; skipped parts are still checked to be valid JSON.
 pub fn parse_fields(
-    bytes: &[u8],
+    text: &str,
     wanted: &Wanted,
     out: &mut Vec<Option<Value>>,
     conv: &mut Conv,
 ) -> Result<(), serde_json::Error> {
     out.clear();
     out.resize(wanted.names.len(), None);
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut de = serde_json::Deserializer::from_str(text);
     de.deserialize_any(RecordVisitor { wanted, out, conv })?;
     de.end()
 }
@@ -343,7 +345,7 @@ mod tests {
     fn converts_every_json_type() {
         let mut conv = Conv::default();
         let v = parse_value(
-            br#"{"a": [1, -2.5, "x\n", true, null], "b": {"c": {}}}"#,
+            r#"{"a": [1, -2.5, "x\n", true, null], "b": {"c": {}}}"#,
             &mut conv,
         );
         let v = v.map_err(|e| e.to_string());
@@ -364,11 +366,11 @@ mod tests {
     #[test]
     fn counts_or_rejects_integers_beyond_2_53() {
         let mut conv = Conv::default();
-        let text = br#"[9007199254740992, 9007199254740993, -9007199254740993, 123456789012345678901234, 1.5]"#;
+        let text = r#"[9007199254740992, 9007199254740993, -9007199254740993, 123456789012345678901234, 1.5]"#;
         assert!(parse_value(text, &mut conv).is_ok());
         assert_eq!(conv.big_ints, 3);
         let mut strict = Conv::new(true);
-        let err = parse_value(br#"{"id": 9007199254740993}"#, &mut strict);
+        let err = parse_value(r#"{"id": 9007199254740993}"#, &mut strict);
         let msg = err.map(|_| ()).map_err(|e| describe(&e).0);
         assert!(
             matches!(&msg, Err(m) if m.contains("9007199254740993 is beyond 2^53")),
@@ -381,7 +383,7 @@ mod tests {
         let wanted = Wanted::new(&[Key::from("b"), Key::from("zz")]);
         let mut out = Vec::new();
         let mut conv = Conv::default();
-        let text = br#"{"a": {"deep": [1, 2, 99999999999999999999]}, "b": "yes", "c": 3}"#;
+        let text = r#"{"a": {"deep": [1, 2, 99999999999999999999]}, "b": "yes", "c": 3}"#;
         assert!(parse_fields(text, &wanted, &mut out, &mut conv).is_ok());
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].as_ref().and_then(Value::as_str), Some("yes"));
@@ -389,18 +391,18 @@ mod tests {
         // The skipped big integer was never converted.
         assert_eq!(conv.big_ints, 0);
         // Skipped parts are still validated, and trailing text is rejected.
-        assert!(parse_fields(br#"{"a": [1,, 2], "b": 1}"#, &wanted, &mut out, &mut conv).is_err());
-        assert!(parse_fields(br#"{"b": 1} x"#, &wanted, &mut out, &mut conv).is_err());
+        assert!(parse_fields(r#"{"a": [1,, 2], "b": 1}"#, &wanted, &mut out, &mut conv).is_err());
+        assert!(parse_fields(r#"{"b": 1} x"#, &wanted, &mut out, &mut conv).is_err());
         // Non-objects have no fields.
-        assert!(parse_fields(b"[1, 2]", &wanted, &mut out, &mut conv).is_ok());
+        assert!(parse_fields("[1, 2]", &wanted, &mut out, &mut conv).is_ok());
         assert!(out.iter().all(Option::is_none));
     }
 
     #[test]
     fn repeated_keys_share_one_string_within_bounds() {
         let mut conv = Conv::default();
-        let a = parse_value(br#"{"name": 1}"#, &mut conv);
-        let b = parse_value(br#"[{"name": 2}]"#, &mut conv);
+        let a = parse_value(r#"{"name": 1}"#, &mut conv);
+        let b = parse_value(r#"[{"name": 2}]"#, &mut conv);
         let key = |v: &Value| v.as_object().and_then(|o| o.map().keys().next().cloned());
         let ka = a.ok().as_ref().and_then(key);
         let kb = b
@@ -412,7 +414,7 @@ mod tests {
             "{ka:?} {kb:?}"
         );
         for i in 0..INTERNED_KEYS + 10 {
-            let _ = parse_value(format!("{{\"k{i}\": 0}}").as_bytes(), &mut conv);
+            let _ = parse_value(&format!("{{\"k{i}\": 0}}"), &mut conv);
         }
         assert_eq!(conv.keys.len(), INTERNED_KEYS);
     }
@@ -425,7 +427,7 @@ mod tests {
         let mut conv = Conv::default();
         assert!(
             parse_fields(
-                br#"{"f17": 1, "g": 2, "f3": 4}"#,
+                r#"{"f17": 1, "g": 2, "f3": 4}"#,
                 &wanted,
                 &mut out,
                 &mut conv
@@ -440,7 +442,7 @@ mod tests {
     #[test]
     fn describe_strips_the_position() {
         let mut conv = Conv::default();
-        let e = parse_value(b"{\"a\": }", &mut conv).err();
+        let e = parse_value("{\"a\": }", &mut conv).err();
         let (message, column) = e.as_ref().map(describe).unwrap_or_default();
         assert_eq!(message, "expected value");
         assert_eq!(column, 7);

@@ -23,6 +23,10 @@ use super::{Exit, InputFormat, OnError, RunArgs};
 /// How many per-record errors are printed before the rest are only counted.
 const SHOWN_ERRORS: usize = 20;
 
+/// Output buffers kept for reuse beyond this many are freed (no more
+/// chunks than this are in flight).
+const MAX_SPARE_OUTPUTS: usize = 64;
+
 /// What every worker needs, shared read-only.
 struct Job<'a> {
     program: Program,
@@ -33,6 +37,9 @@ struct Job<'a> {
     strict: bool,
     format: InputFormat,
     max_record: usize,
+    /// Output buffers of written chunks, for the next chunks (a fresh
+    /// buffer per chunk costs page faults, or an mmap when large).
+    spare_out: Mutex<Vec<Vec<u8>>>,
 }
 
 /// A worker's reusable state.
@@ -120,17 +127,16 @@ impl Context for Whole<'_> {
 impl Job<'_> {
     fn process(&self, chunk: &Chunk, w: &mut Worker) -> Outcome {
         let mut o = Outcome {
-            out: Vec::with_capacity(if self.filter {
-                chunk.data.len()
-            } else {
-                chunk.data.len() / 2
-            }),
+            out: self.output_buffer(),
             ..Outcome::default()
         };
+        // UTF-8 checked once for the whole chunk (records are cut at ASCII
+        // bytes, so each is then text too); per record only when it fails.
+        let text = std::str::from_utf8(&chunk.data).ok();
         let big_before = w.conv.big_ints;
         for r in &chunk.records {
             o.records += 1;
-            match self.evaluate(chunk, r, w) {
+            match self.evaluate(chunk, r, text, w) {
                 Ok(v) => {
                     if self.filter {
                         if v.truthy() {
@@ -173,7 +179,34 @@ impl Job<'_> {
         o
     }
 
-    fn evaluate(&self, chunk: &Chunk, r: &Record, w: &mut Worker) -> Result<Value, Failure> {
+    /// An empty output buffer, kept from an earlier chunk if there is one.
+    fn output_buffer(&self) -> Vec<u8> {
+        self.spare_out
+            .lock()
+            .ok()
+            .and_then(|mut spare| spare.pop())
+            .unwrap_or_default()
+    }
+
+    /// Keeps a written chunk's output buffer for a later chunk.
+    fn give_output(&self, mut out: Vec<u8>) {
+        out.clear();
+        if let Ok(mut spare) = self.spare_out.lock()
+            && spare.len() < MAX_SPARE_OUTPUTS
+        {
+            spare.push(out);
+        }
+    }
+
+    /// Evaluates the program on record `r`; `text` is the whole chunk's
+    /// data when it is valid UTF-8.
+    fn evaluate(
+        &self,
+        chunk: &Chunk,
+        r: &Record,
+        text: Option<&str>,
+        w: &mut Worker,
+    ) -> Result<Value, Failure> {
         match &r.problem {
             None => {}
             Some(Problem::TooLong) => {
@@ -184,17 +217,19 @@ impl Job<'_> {
             }
             Some(Problem::Broken(message)) => return Err(Failure::Input(message.clone())),
         }
-        let bytes = chunk.bytes(r);
-        if let Err(e) = std::str::from_utf8(bytes) {
-            return Err(Failure::Input(format!(
-                "invalid UTF-8 at byte {} of the record",
-                e.valid_up_to() + 1
-            )));
-        }
+        let record = match text.and_then(|t| t.get(r.start..r.end)) {
+            Some(record) => record,
+            None => std::str::from_utf8(chunk.bytes(r)).map_err(|e| {
+                Failure::Input(format!(
+                    "invalid UTF-8 at byte {} of the record",
+                    e.valid_up_to() + 1
+                ))
+            })?,
+        };
         match self.as_name {
             Some(name) => {
                 let record =
-                    json_in::parse_value(bytes, &mut w.conv).map_err(|e| self.json_failure(&e))?;
+                    json_in::parse_value(record, &mut w.conv).map_err(|e| self.json_failure(&e))?;
                 // Without --seed, each record's random() gets its own seed
                 // from the thread's VM (drawn only if random() is called).
                 self.program
@@ -202,7 +237,7 @@ impl Job<'_> {
                     .map_err(Failure::Eval)
             }
             None => {
-                json_in::parse_fields(bytes, &self.wanted, &mut w.fields, &mut w.conv)
+                json_in::parse_fields(record, &self.wanted, &mut w.fields, &mut w.conv)
                     .map_err(|e| self.json_failure(&e))?;
                 let context = Fields {
                     names: self.wanted.names(),
@@ -240,7 +275,8 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn take(&mut self, o: Outcome) -> Result<(), Exit> {
+    /// Writes `o` and reports its errors; gives back its output buffer.
+    fn take(&mut self, o: Outcome) -> Result<Vec<u8>, Exit> {
         // Flushed per chunk: a slow input stream gets its results promptly.
         self.out
             .write_all(&o.out)
@@ -278,7 +314,7 @@ impl Writer<'_> {
                 message: Some(self.describe("error", fatal)),
             });
         }
-        Ok(())
+        Ok(o.out)
     }
 
     /// `LEVEL: SOURCE:LINE: MESSAGE`, and for expression errors the caret block.
@@ -365,6 +401,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         strict: args.strict_numbers,
         format: args.input,
         max_record: args.max_record_bytes,
+        spare_out: Mutex::default(),
     };
     let mut writer = Writer {
         out: BufWriter::with_capacity(128 << 10, std::io::stdout().lock()),
@@ -405,10 +442,15 @@ fn run_inline(
 ) -> Result<(), Exit> {
     let mut worker = new_worker(job);
     let mut failure = None;
-    input::read_all(inputs, job.format, job.max_record, &mut |chunk| {
+    let pool = input::ChunkPool::default();
+    input::read_all(inputs, job.format, job.max_record, &pool, &mut |chunk| {
         let outcome = job.process(&chunk, &mut worker);
+        pool.give(chunk);
         match writer.take(outcome) {
-            Ok(()) => true,
+            Ok(out) => {
+                job.give_output(out);
+                true
+            }
             Err(exit) => {
                 failure = Some(exit);
                 false
@@ -437,9 +479,10 @@ fn run_parallel(
     }
     let format = job.format;
     let max_record = job.max_record;
+    let pool = &input::ChunkPool::default();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            input::read_all(inputs, format, max_record, &mut |chunk| {
+            input::read_all(inputs, format, max_record, pool, &mut |chunk| {
                 token_rx.recv().is_ok() && work_tx.send(chunk).is_ok()
             });
         });
@@ -456,7 +499,9 @@ fn run_parallel(
                     };
                     let Ok(chunk) = next else { return };
                     let outcome = job.process(&chunk, &mut worker);
-                    if done_tx.send((chunk.index, outcome)).is_err() {
+                    let index = chunk.index;
+                    pool.give(chunk);
+                    if done_tx.send((index, outcome)).is_err() {
                         return;
                     }
                 }
@@ -468,9 +513,10 @@ fn run_parallel(
         for (index, outcome) in &done_rx {
             pending.insert(index, outcome);
             while let Some(outcome) = pending.remove(&next) {
-                if let Err(exit) = writer.take(outcome) {
+                match writer.take(outcome) {
+                    Ok(out) => job.give_output(out),
                     // Stop now: the reader may be blocked on a slow stdin.
-                    finish_now(writer, exit);
+                    Err(exit) => finish_now(writer, exit),
                 }
                 next += 1;
                 let _ = token_tx.send(());
