@@ -3,13 +3,15 @@
 //! Pipeline: a reader thread cuts the input into chunks of records
 //! ([`super::input`]); `--jobs` workers each parse and evaluate whole chunks
 //! (reading only the fields the program uses, unless `--as` needs the whole
-//! record); the main thread writes results in chunk order. At most
+//! record), the calling thread being one of them; whichever worker
+//! completes the next chunk due writes it (and any completed after it), so
+//! results keep the input's order with no writer thread to wake. At most
 //! `4 x jobs` chunks are in flight, so memory stays flat whatever the
 //! input's length. With one job everything happens on the main thread.
 
 use std::collections::BTreeMap;
-use std::io::{BufWriter, IsTerminal as _, StdoutLock, Write as _};
-use std::sync::mpsc::{Receiver, channel, sync_channel};
+use std::io::{BufWriter, IsTerminal as _, Stdout, Write as _};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -65,7 +67,7 @@ struct Located {
     failure: Failure,
 }
 
-/// The result of one chunk, written by the main thread in chunk order.
+/// The result of one chunk, written in chunk order.
 #[derive(Debug, Default)]
 struct Outcome {
     out: Vec<u8>,
@@ -261,9 +263,9 @@ impl Job<'_> {
     }
 }
 
-/// The main thread's side: writes outcomes in order, reports, keeps counts.
+/// The output side: writes outcomes in order, reports, keeps counts.
 struct Writer<'a> {
-    out: BufWriter<StdoutLock<'static>>,
+    out: BufWriter<Stdout>,
     expr: &'a str,
     records: u64,
     outputs: u64,
@@ -404,7 +406,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         spare_out: Mutex::default(),
     };
     let mut writer = Writer {
-        out: BufWriter::with_capacity(128 << 10, std::io::stdout().lock()),
+        out: BufWriter::with_capacity(128 << 10, std::io::stdout()),
         expr: &args.expr,
         records: 0,
         outputs: 0,
@@ -469,14 +471,20 @@ fn run_parallel(
     let in_flight = jobs * 4;
     let (work_tx, work_rx) = sync_channel::<Chunk>(in_flight);
     let work_rx: Mutex<Receiver<Chunk>> = Mutex::new(work_rx);
-    let (done_tx, done_rx) = channel::<(u64, Outcome)>();
-    // Tokens bound the chunks between the reader and the writer: the reader
-    // takes one per chunk, the writer gives it back once the chunk is written.
+    // Tokens bound the chunks between the reader and the writing: the
+    // reader takes one per chunk, it is given back once the chunk is written.
     let (token_tx, token_rx) = sync_channel::<()>(in_flight);
     for _ in 0..in_flight {
         // The channel has room for exactly these tokens.
         let _ = token_tx.send(());
     }
+    // Whichever worker completes the next chunk due writes it, and any
+    // completed ones after it: no writer thread to wake for every chunk.
+    let ordered = Mutex::new(Ordered {
+        writer,
+        pending: BTreeMap::new(),
+        next: 0,
+    });
     let format = job.format;
     let max_record = job.max_record;
     let pool = &input::ChunkPool::default();
@@ -486,44 +494,49 @@ fn run_parallel(
                 token_rx.recv().is_ok() && work_tx.send(chunk).is_ok()
             });
         });
-        for _ in 0..jobs {
-            let done_tx = done_tx.clone();
-            let work_rx = &work_rx;
-            scope.spawn(move || {
-                let mut worker = new_worker(job);
-                loop {
-                    // A poisoned lock means another worker panicked: stop too.
-                    let next = match work_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(chunk) = next else { return };
-                    let outcome = job.process(&chunk, &mut worker);
-                    let index = chunk.index;
-                    pool.give(chunk);
-                    if done_tx.send((index, outcome)).is_err() {
-                        return;
+        let work = || {
+            let mut worker = new_worker(job);
+            loop {
+                // A poisoned lock means another worker panicked: stop too.
+                let next = match work_rx.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => return,
+                };
+                let Ok(chunk) = next else { return };
+                let outcome = job.process(&chunk, &mut worker);
+                let index = chunk.index;
+                pool.give(chunk);
+                let Ok(mut ordered) = ordered.lock() else {
+                    return;
+                };
+                let o = &mut *ordered;
+                o.pending.insert(index, outcome);
+                while let Some(outcome) = o.pending.remove(&o.next) {
+                    match o.writer.take(outcome) {
+                        Ok(out) => job.give_output(out),
+                        // Stop now: the reader may be blocked on a slow stdin.
+                        Err(exit) => finish_now(o.writer, exit),
                     }
+                    o.next += 1;
+                    let _ = token_tx.send(());
                 }
-            });
-        }
-        drop(done_tx);
-        let mut pending: BTreeMap<u64, Outcome> = BTreeMap::new();
-        let mut next = 0u64;
-        for (index, outcome) in &done_rx {
-            pending.insert(index, outcome);
-            while let Some(outcome) = pending.remove(&next) {
-                match writer.take(outcome) {
-                    Ok(out) => job.give_output(out),
-                    // Stop now: the reader may be blocked on a slow stdin.
-                    Err(exit) => finish_now(writer, exit),
-                }
-                next += 1;
-                let _ = token_tx.send(());
             }
+        };
+        // The calling thread is one of the workers.
+        for _ in 1..jobs {
+            scope.spawn(work);
         }
-        Ok(())
-    })
+        work();
+    });
+    Ok(())
+}
+
+/// Chunks' outcomes waiting for their turn to be written.
+struct Ordered<'w, 'a> {
+    writer: &'w mut Writer<'a>,
+    pending: BTreeMap<u64, Outcome>,
+    /// Index of the next chunk to write.
+    next: u64,
 }
 
 /// Ends the process with `exit` (output already flushed by the writer),
