@@ -6,8 +6,9 @@
 //! record), the calling thread being one of them; whichever worker
 //! completes the next chunk due writes it (and any completed after it), so
 //! results keep the input's order with no writer thread to wake. At most
-//! `4 x jobs` chunks are in flight, so memory stays flat whatever the
-//! input's length. With one job everything happens on the main thread.
+//! `4 x jobs` chunks (and never more than 64) are in flight, so memory
+//! stays flat whatever the input's length. With one job everything
+//! happens on the main thread.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal as _, Stdout, Write as _};
@@ -25,9 +26,13 @@ use super::{Exit, InputFormat, OnError, RunArgs};
 /// How many per-record errors are printed before the rest are only counted.
 const SHOWN_ERRORS: usize = 20;
 
+/// At most this many chunks (of about 256 KiB each) are between the reader
+/// and the output, whatever `--jobs` says: memory stays bounded.
+const MAX_IN_FLIGHT: usize = 64;
+
 /// Output buffers kept for reuse beyond this many are freed (no more
 /// chunks than this are in flight).
-const MAX_SPARE_OUTPUTS: usize = 64;
+const MAX_SPARE_OUTPUTS: usize = MAX_IN_FLIGHT;
 
 /// What every worker needs, shared read-only.
 struct Job<'a> {
@@ -468,7 +473,7 @@ fn run_parallel(
     jobs: usize,
     writer: &mut Writer<'_>,
 ) -> Result<(), Exit> {
-    let in_flight = jobs * 4;
+    let in_flight = (jobs * 4).min(MAX_IN_FLIGHT);
     let (work_tx, work_rx) = sync_channel::<Chunk>(in_flight);
     let work_rx: Mutex<Receiver<Chunk>> = Mutex::new(work_rx);
     // Tokens bound the chunks between the reader and the writing: the
