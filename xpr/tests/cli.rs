@@ -795,6 +795,14 @@ fn check_warns_about_unknown_fields() {
         "--deny-warnings",
     ]);
     assert_eq!(code(&o), 1);
+    // Denied warnings are errors: no `ok`, the warning reported as an error.
+    assert!(!stdout(&o).contains("ok"), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("error: 'delya' is not a field of the records"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("--deny-warnings"), "{}", stderr(&o));
     let o = run(&[
         "check",
         "status == \"paid\" && custmer.name != null",

@@ -82,14 +82,20 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
         out.extend_from_slice(b"]}\n");
         print(&out)?;
     } else {
-        let mut text = String::from("ok\n");
+        // Denied warnings are errors: no `ok` then (as `rustc -D warnings`).
+        let denied = args.deny_warnings && !unknown.is_empty();
+        let mut text = String::from(if denied { "" } else { "ok\n" });
         text.push_str(&format!("free variables: {}\n", join_or_none(&free)));
         text.push_str(&format!("functions: {}\n", join_or_none(&functions)));
         print(text.as_bytes())?;
+        let level = if denied { "error" } else { "warning" };
         let mut err = std::io::stderr().lock();
         for u in &unknown {
             // Nothing more can be done if stderr is closed.
-            let _ = writeln!(err, "warning: {}", warning_text(u));
+            let _ = writeln!(err, "{level}: {}", warning_text(u));
+        }
+        if denied {
+            let _ = writeln!(err, "error: warnings denied (--deny-warnings)");
         }
     }
     if args.deny_warnings && !unknown.is_empty() {
