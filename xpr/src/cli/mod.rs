@@ -14,6 +14,7 @@ mod eval;
 mod input;
 mod json_in;
 mod json_out;
+mod queue;
 mod run;
 
 use std::io::Write as _;

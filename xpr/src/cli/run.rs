@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal as _, Stdout, Write as _};
-use std::sync::mpsc::{Receiver, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -21,6 +20,7 @@ use xpr::{Context, Error, Field, Key, Program, Value, render_error};
 use super::input::{self, Chunk, Problem, Record};
 use super::json_in::{self, Conv, Wanted};
 use super::json_out;
+use super::queue::{Queue, StopOnDrop};
 use super::{Exit, InputFormat, OnError, RunArgs};
 
 /// How many per-record errors are printed before the rest are only counted.
@@ -473,16 +473,7 @@ fn run_parallel(
     jobs: usize,
     writer: &mut Writer<'_>,
 ) -> Result<(), Exit> {
-    let in_flight = (jobs * 4).min(MAX_IN_FLIGHT);
-    let (work_tx, work_rx) = sync_channel::<Chunk>(in_flight);
-    let work_rx: Mutex<Receiver<Chunk>> = Mutex::new(work_rx);
-    // Tokens bound the chunks between the reader and the writing: the
-    // reader takes one per chunk, it is given back once the chunk is written.
-    let (token_tx, token_rx) = sync_channel::<()>(in_flight);
-    for _ in 0..in_flight {
-        // The channel has room for exactly these tokens.
-        let _ = token_tx.send(());
-    }
+    let queue = &Queue::new((jobs * 8).min(MAX_IN_FLIGHT));
     // Whichever worker completes the next chunk due writes it, and any
     // completed ones after it: no writer thread to wake for every chunk.
     let ordered = Mutex::new(Ordered {
@@ -496,21 +487,20 @@ fn run_parallel(
     std::thread::scope(|scope| {
         scope.spawn(move || {
             input::read_all(inputs, format, max_record, pool, &mut |chunk| {
-                token_rx.recv().is_ok() && work_tx.send(chunk).is_ok()
+                queue.push(chunk)
             });
+            queue.end();
         });
         let work = || {
+            // Leaving other than at the end of the input (a panic) stops
+            // the queue, so the reader and the other workers do not wait.
+            let mut leaving = StopOnDrop::new(queue);
             let mut worker = new_worker(job);
-            loop {
-                // A poisoned lock means another worker panicked: stop too.
-                let next = match work_rx.lock() {
-                    Ok(rx) => rx.recv(),
-                    Err(_) => return,
-                };
-                let Ok(chunk) = next else { return };
+            while let Some(chunk) = queue.pop() {
                 let outcome = job.process(&chunk, &mut worker);
                 let index = chunk.index;
                 pool.give(chunk);
+                // A poisoned lock means another worker panicked: stop too.
                 let Ok(mut ordered) = ordered.lock() else {
                     return;
                 };
@@ -523,9 +513,10 @@ fn run_parallel(
                         Err(exit) => finish_now(o.writer, exit),
                     }
                     o.next += 1;
-                    let _ = token_tx.send(());
+                    queue.written();
                 }
             }
+            leaving.disarm();
         };
         // The calling thread is one of the workers.
         for _ in 1..jobs {
