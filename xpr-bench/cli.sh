@@ -13,8 +13,8 @@
 # of issue 7 and a check that every command kept the same number of lines.
 #
 # Usage: xpr-bench/cli.sh            (from anywhere)
-# Environment: LINES_TOTAL (default 400000), RUNS (default 1; the median
-# run by CPU time is reported when > 1), XPR_BIN (skip the build, use this
+# Environment: LINES_TOTAL (default 400000), RUNS (default 1; each figure's
+# median over the runs is reported when > 1), XPR_BIN (skip the build, use this
 # binary), KEEP=1 (keep the temporary directory).
 set -euo pipefail
 
@@ -91,11 +91,12 @@ measure() {
         after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
         results+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }') $w $u $s $m $before|$after")
     done
-    # The median run by CPU time.
-    local pick
-    pick=$(printf '%s\n' "${results[@]}" | sort -n -k1,1 | sed -n "$(( (runs + 1) / 2 ))p")
-    read -r _ w u s m rest <<< "$pick"
-    WALL[$name]=$w; USER[$name]=$u; SYS[$name]=$s; RSS[$name]=$m
+    # Each figure's median over the runs, taken separately (a run slowed
+    # by other work on the machine moves one wall time, not the result).
+    median() { printf '%s\n' "${results[@]}" | awk -v k="$1" '{ print $k }' | sort -g | sed -n "$(( (runs + 1) / 2 ))p"; }
+    WALL[$name]=$(median 2); USER[$name]=$(median 3); SYS[$name]=$(median 4); RSS[$name]=$(median 5)
+    local rest
+    rest=$(cut -d' ' -f6- <<< "${results[$(( runs - 1 ))]}")
     LOAD_BEFORE[$name]=${rest%%|*}; LOAD_AFTER[$name]=${rest##*|}
     OUT_LINES[$name]=$(wc -l < "$tmp/$name.out")
 }

@@ -7,6 +7,7 @@
 //! token's bytes but drops whitespace between tokens, so each record fits
 //! on one output line unchanged; any other single value is one record.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -91,6 +92,17 @@ pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
         .collect()
 }
 
+impl Input {
+    /// An input reading `bytes` (for tests).
+    #[cfg(test)]
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {
+        Input {
+            name: Arc::from(name),
+            reader: Box::new(io::Cursor::new(bytes)),
+        }
+    }
+}
+
 fn stdin() -> Input {
     Input {
         name: Arc::from("<stdin>"),
@@ -137,13 +149,14 @@ impl ChunkPool {
         }
     }
 
-    fn chunk(&self, index: u64, source: &Arc<str>) -> Chunk {
+    /// An empty chunk of `source` (numbered when handed over).
+    fn chunk(&self, source: Arc<str>) -> Chunk {
         let kept = self.spare.lock().ok().and_then(|mut s| s.pop());
         let (data, records) =
             kept.unwrap_or_else(|| (Vec::with_capacity(CHUNK_BYTES + 4096), Vec::new()));
         Chunk {
-            index,
-            source: source.clone(),
+            index: 0,
+            source,
             data,
             records,
         }
@@ -151,9 +164,10 @@ impl ChunkPool {
 }
 
 /// Reads every input in order, handing chunks to `emit` until it returns
-/// `false` or the inputs end; each chunk's buffers come from `pool` when it
-/// has some. Read errors and malformed arrays become a final record with a
-/// [`Problem`] in the chunk of that input.
+/// `false` or the inputs end (a [`Reader`] pulled to the end); each chunk's
+/// buffers come from `pool` when it has some. Read errors and malformed
+/// arrays become a final record with a [`Problem`] in the chunk of that
+/// input.
 pub fn read_all(
     inputs: Vec<Input>,
     format: InputFormat,
@@ -161,45 +175,125 @@ pub fn read_all(
     pool: &ChunkPool,
     emit: &mut dyn FnMut(Chunk) -> bool,
 ) {
-    let mut next_index = 0u64;
-    for input in inputs {
-        let mut sink = Sink {
-            chunk: pool.chunk(next_index, &input.name),
-            pool,
-            next_index: &mut next_index,
-            source: input.name.clone(),
-            emit: &mut *emit,
-            stopped: false,
-        };
-        let reader = BufReader::with_capacity(256 << 10, input.reader);
-        match format {
-            InputFormat::Ndjson => read_ndjson(reader, max_record, &mut sink),
-            InputFormat::Json => read_array(reader, max_record, &mut sink),
-        }
-        if !sink.finish() {
+    let mut reader = Reader::new(inputs, format, max_record, pool);
+    while let Some(chunk) = reader.next_chunk() {
+        if !emit(chunk) {
             return;
         }
     }
 }
 
-struct Sink<'a> {
+/// The inputs, read in order and cut into chunks that are pulled one at a
+/// time with [`Reader::next_chunk`], so that whichever worker needs the
+/// next chunk can read it itself (the bytes are then already in its
+/// core's cache when it parses them).
+pub struct Reader<'p> {
+    inputs: std::vec::IntoIter<Input>,
+    current: Option<Current>,
+    format: InputFormat,
+    max_record: usize,
+    sink: Sink<'p>,
+}
+
+/// The input being read.
+struct Current {
+    reader: BufReader<Box<dyn Read + Send>>,
+    parse: Parse,
+}
+
+/// How the current input is cut into records.
+enum Parse {
+    /// NDJSON, at this line number.
+    Ndjson { line: u64 },
+    /// A JSON array (or a single document), scanned byte by byte.
+    Array(Scanner),
+}
+
+/// What one reading step found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// More may follow.
+    More,
+    /// The input ended.
+    Ended,
+    /// The input is broken here (already recorded); the rest is not read.
+    Broken,
+}
+
+impl<'p> Reader<'p> {
+    /// A reader of `inputs`, in order, taking chunk buffers from `pool`.
+    pub fn new(
+        inputs: Vec<Input>,
+        format: InputFormat,
+        max_record: usize,
+        pool: &'p ChunkPool,
+    ) -> Self {
+        Reader {
+            inputs: inputs.into_iter(),
+            current: None,
+            format,
+            max_record,
+            sink: Sink {
+                chunk: pool.chunk(Arc::from("")),
+                pool,
+                next_index: 0,
+                ready: VecDeque::new(),
+            },
+        }
+    }
+
+    /// The next chunk (numbered from 0 across all inputs), or `None` when
+    /// every input has been read. A chunk is handed out when full, at the
+    /// end of an input, or when the input has no more data ready (so a
+    /// slow stream, `tail -f`, gets its results without waiting).
+    pub fn next_chunk(&mut self) -> Option<Chunk> {
+        loop {
+            if let Some(chunk) = self.sink.ready.pop_front() {
+                return Some(chunk);
+            }
+            let Some(cur) = &mut self.current else {
+                let input = self.inputs.next()?;
+                self.sink.chunk.source = input.name;
+                self.current = Some(Current {
+                    reader: BufReader::with_capacity(256 << 10, input.reader),
+                    parse: match self.format {
+                        InputFormat::Ndjson => Parse::Ndjson { line: 1 },
+                        InputFormat::Json => Parse::Array(Scanner::new()),
+                    },
+                });
+                continue;
+            };
+            let sink = &mut self.sink;
+            let step = match &mut cur.parse {
+                Parse::Ndjson { line } => ndjson_line(&mut cur.reader, line, self.max_record, sink),
+                Parse::Array(s) => array_buffer(&mut cur.reader, s, self.max_record, sink),
+            };
+            if step != Step::More {
+                if let (Step::Ended, Parse::Array(s)) = (step, &mut cur.parse) {
+                    array_end(s, sink);
+                }
+                sink.end_of_input();
+                self.current = None;
+            }
+        }
+    }
+}
+
+/// The chunk being filled, and the full ones not yet handed out.
+struct Sink<'p> {
     chunk: Chunk,
-    pool: &'a ChunkPool,
-    next_index: &'a mut u64,
-    source: Arc<str>,
-    emit: &'a mut dyn FnMut(Chunk) -> bool,
-    stopped: bool,
+    pool: &'p ChunkPool,
+    next_index: u64,
+    ready: VecDeque<Chunk>,
 }
 
 impl Sink<'_> {
     /// Records the record just appended to the data; hands the chunk over when full.
-    /// Returns `false` when the consumer wants no more.
-    fn push(&mut self, record: Record) -> bool {
+    fn push(&mut self, record: Record) {
         self.chunk.records.push(record);
         if self.chunk.data.len() >= CHUNK_BYTES || self.chunk.records.len() >= CHUNK_RECORDS {
-            return self.hand_over();
+            self.hand_over();
         }
-        !self.stopped
     }
 
     fn broken(&mut self, line: u64, message: String) {
@@ -212,36 +306,30 @@ impl Sink<'_> {
         });
     }
 
-    fn hand_over(&mut self) -> bool {
-        if self.stopped {
-            return false;
-        }
-        *self.next_index += 1;
-        let full = std::mem::replace(
-            &mut self.chunk,
-            self.pool.chunk(*self.next_index, &self.source),
-        );
-        if !(self.emit)(full) {
-            self.stopped = true;
-        }
-        !self.stopped
+    fn hand_over(&mut self) {
+        let next = self.pool.chunk(self.chunk.source.clone());
+        let mut full = std::mem::replace(&mut self.chunk, next);
+        full.index = self.next_index;
+        self.next_index += 1;
+        self.ready.push_back(full);
     }
 
     /// Hands over a partial chunk when the reader's buffer is spent, so a
     /// slow stream (`tail -f`) gets its results without waiting for a full
     /// chunk; on files this only cuts chunks at buffer boundaries.
-    fn flush_before_refill<R>(&mut self, reader: &BufReader<R>) -> bool {
+    fn flush_before_refill<R>(&mut self, reader: &BufReader<R>) {
         if reader.buffer().is_empty() && !self.chunk.records.is_empty() {
-            return self.hand_over();
+            self.hand_over();
         }
-        !self.stopped
     }
 
-    fn finish(mut self) -> bool {
+    /// Hands over what is left of an input (a chunk holds one input's records).
+    fn end_of_input(&mut self) {
         if self.chunk.records.is_empty() {
-            return !self.stopped;
+            self.chunk.data.clear();
+        } else {
+            self.hand_over();
         }
-        self.hand_over()
     }
 }
 
@@ -296,54 +384,56 @@ pub fn read_line_capped(
     }
 }
 
-fn read_ndjson<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut Sink<'_>) {
-    let mut line = 0u64;
-    loop {
-        line += 1;
-        let start = sink.chunk.data.len();
-        let too_long = match read_line_capped(&mut reader, &mut sink.chunk.data, max_record) {
-            Ok(None) => return,
-            Ok(Some(too_long)) => too_long,
-            Err(e) => {
-                sink.broken(line, format!("cannot read: {}", io_text(&e)));
-                return;
-            }
-        };
-        let data = &sink.chunk.data;
-        // A UTF-8 byte order mark opening the input is not part of the record.
-        let start = if line == 1 && data.get(start..start + 3) == Some(BOM) {
-            start + 3
-        } else {
-            start
-        };
-        let mut end = data.len();
-        if end > start && data.get(end - 1) == Some(&b'\n') {
-            end -= 1;
+/// Reads one line of NDJSON (`line` is its number): a record, or nothing
+/// for a blank line.
+fn ndjson_line<R: Read>(
+    reader: &mut BufReader<R>,
+    line: &mut u64,
+    max_record: usize,
+    sink: &mut Sink<'_>,
+) -> Step {
+    let number = *line;
+    *line += 1;
+    let start = sink.chunk.data.len();
+    let too_long = match read_line_capped(reader, &mut sink.chunk.data, max_record) {
+        Ok(None) => return Step::Ended,
+        Ok(Some(too_long)) => too_long,
+        Err(e) => {
+            sink.broken(number, format!("cannot read: {}", io_text(&e)));
+            return Step::Broken;
         }
-        if end > start && data.get(end - 1) == Some(&b'\r') {
-            end -= 1;
-        }
-        if !too_long
-            && data
-                .get(start..end)
-                .is_some_and(|b| b.iter().all(|&c| is_ws(c)))
-        {
-            sink.chunk.data.truncate(start);
-            continue;
-        }
-        let problem = too_long.then_some(Problem::TooLong);
-        if !sink.push(Record {
-            start,
-            end,
-            line,
-            problem,
-        }) {
-            return;
-        }
-        if !sink.flush_before_refill(&reader) {
-            return;
-        }
+    };
+    let data = &sink.chunk.data;
+    // A UTF-8 byte order mark opening the input is not part of the record.
+    let start = if number == 1 && data.get(start..start + 3) == Some(BOM) {
+        start + 3
+    } else {
+        start
+    };
+    let mut end = data.len();
+    if end > start && data.get(end - 1) == Some(&b'\n') {
+        end -= 1;
     }
+    if end > start && data.get(end - 1) == Some(&b'\r') {
+        end -= 1;
+    }
+    if !too_long
+        && data
+            .get(start..end)
+            .is_some_and(|b| b.iter().all(|&c| is_ws(c)))
+    {
+        sink.chunk.data.truncate(start);
+        return Step::More;
+    }
+    let problem = too_long.then_some(Problem::TooLong);
+    sink.push(Record {
+        start,
+        end,
+        line: number,
+        problem,
+    });
+    sink.flush_before_refill(reader);
+    Step::More
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -385,6 +475,23 @@ fn scalar_byte(b: u8) -> bool {
 }
 
 impl Scanner {
+    fn new() -> Self {
+        Scanner {
+            state: State::Start,
+            depth: 0,
+            in_string: false,
+            escape: false,
+            line: 1,
+            start: 0,
+            record_line: 1,
+            too_long: false,
+            gap: false,
+            last: 0,
+            ended_line: false,
+            bom: 0,
+        }
+    }
+
     fn begin(&mut self, data: &[u8]) {
         self.start = data.len();
         self.record_line = self.line;
@@ -468,103 +575,96 @@ impl Scanner {
     }
 }
 
-fn read_array<R: Read>(mut reader: BufReader<R>, max_record: usize, sink: &mut Sink<'_>) {
-    let mut s = Scanner {
-        state: State::Start,
-        depth: 0,
-        in_string: false,
-        escape: false,
-        line: 1,
-        start: 0,
-        record_line: 1,
-        too_long: false,
-        gap: false,
-        last: 0,
-        ended_line: false,
-        bom: 0,
-    };
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                let message = format!("cannot read: {}", io_text(&e));
-                sink.chunk.data.truncate(s.start);
-                sink.broken(s.line, message);
-                return;
-            }
-        };
-        if available.is_empty() {
-            break;
+/// Scans what the reader has buffered of a JSON array (refilling it once).
+fn array_buffer<R: Read>(
+    reader: &mut BufReader<R>,
+    s: &mut Scanner,
+    max_record: usize,
+    sink: &mut Sink<'_>,
+) -> Step {
+    let available = match reader.fill_buf() {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => return Step::More,
+        Err(e) => {
+            let message = format!("cannot read: {}", io_text(&e));
+            sink.chunk.data.truncate(s.start);
+            sink.broken(s.line, message);
+            return Step::Broken;
         }
-        let n = available.len();
-        for &b in available {
-            let data = &mut sink.chunk.data;
-            match s.state {
-                State::Start => {
-                    if s.bom < BOM.len() && BOM.get(s.bom) == Some(&b) {
-                        // Part of a UTF-8 byte order mark opening the input.
-                        s.bom += 1;
-                    } else if b == b'[' {
-                        s.state = State::BeforeElement { first: true };
-                    } else if !is_ws(b) {
-                        s.state = State::Single;
-                        s.begin(data);
-                        s.element_byte(data, b, max_record, false);
-                    }
-                }
-                State::BeforeElement { first } => {
-                    if b == b']' && first {
-                        s.state = State::AfterArray;
-                    } else if b == b']' || b == b',' {
-                        let line = s.line;
-                        sink.broken(line, "invalid JSON array: missing element".into());
-                        return;
-                    } else if !is_ws(b) {
-                        s.state = State::Element;
-                        s.begin(data);
-                        s.element_byte(data, b, max_record, true);
-                    }
-                }
-                State::Element => {
-                    if let Some(end) = s.element_byte(data, b, max_record, true) {
-                        let record = s.record(data);
-                        s.state = if end == b']' {
-                            State::AfterArray
-                        } else {
-                            State::BeforeElement { first: false }
-                        };
-                        if !sink.push(record) {
-                            return;
-                        }
-                    }
-                }
-                State::AfterArray => {
-                    if !is_ws(b) {
-                        let line = s.line;
-                        sink.broken(
-                            line,
-                            "invalid JSON: characters after the closing ']'".into(),
-                        );
-                        return;
-                    }
-                }
-                State::Single => {
+    };
+    if available.is_empty() {
+        return Step::Ended;
+    }
+    let n = available.len();
+    for &b in available {
+        let data = &mut sink.chunk.data;
+        match s.state {
+            State::Start => {
+                if s.bom < BOM.len() && BOM.get(s.bom) == Some(&b) {
+                    // Part of a UTF-8 byte order mark opening the input.
+                    s.bom += 1;
+                } else if b == b'[' {
+                    s.state = State::BeforeElement { first: true };
+                } else if !is_ws(b) {
+                    s.state = State::Single;
+                    s.begin(data);
                     s.element_byte(data, b, max_record, false);
                 }
             }
-            s.ended_line = b == b'\n';
-            if s.ended_line {
-                s.line += 1;
+            State::BeforeElement { first } => {
+                if b == b']' && first {
+                    s.state = State::AfterArray;
+                } else if b == b']' || b == b',' {
+                    let line = s.line;
+                    sink.broken(line, "invalid JSON array: missing element".into());
+                    return Step::Broken;
+                } else if !is_ws(b) {
+                    s.state = State::Element;
+                    s.begin(data);
+                    s.element_byte(data, b, max_record, true);
+                }
+            }
+            State::Element => {
+                if let Some(end) = s.element_byte(data, b, max_record, true) {
+                    let record = s.record(data);
+                    s.state = if end == b']' {
+                        State::AfterArray
+                    } else {
+                        State::BeforeElement { first: false }
+                    };
+                    sink.push(record);
+                }
+            }
+            State::AfterArray => {
+                if !is_ws(b) {
+                    let line = s.line;
+                    sink.broken(
+                        line,
+                        "invalid JSON: characters after the closing ']'".into(),
+                    );
+                    return Step::Broken;
+                }
+            }
+            State::Single => {
+                s.element_byte(data, b, max_record, false);
             }
         }
-        reader.consume(n);
-        // Only between elements: a partial element's bytes live in the chunk.
-        let between = !matches!(s.state, State::Element | State::Single);
-        if between && !sink.flush_before_refill(&reader) {
-            return;
+        s.ended_line = b == b'\n';
+        if s.ended_line {
+            s.line += 1;
         }
     }
+    reader.consume(n);
+    // Only between elements: a partial element's bytes live in the chunk.
+    let between = !matches!(s.state, State::Element | State::Single);
+    if between {
+        sink.flush_before_refill(reader);
+    }
+    Step::More
+}
+
+/// The end of a JSON array input: a last record, or what is missing.
+fn array_end(s: &mut Scanner, sink: &mut Sink<'_>) {
     match s.state {
         State::Start | State::AfterArray => {}
         State::Single => {

@@ -233,8 +233,13 @@ pub fn parse_fields(
     out: &mut Vec<Option<Value>>,
     conv: &mut Conv,
 ) -> Result<(), serde_json::Error> {
-    out.clear();
-    out.resize(wanted.names.len(), None);
+    // Reset in place (records of a stream want the same fields each time).
+    if out.len() == wanted.names.len() {
+        out.iter_mut().for_each(|v| *v = None);
+    } else {
+        out.clear();
+        out.resize(wanted.names.len(), None);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     de.deserialize_any(RecordVisitor { wanted, out, conv })?;
     de.end()

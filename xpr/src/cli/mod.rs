@@ -14,8 +14,8 @@ mod eval;
 mod input;
 mod json_in;
 mod json_out;
-mod queue;
 mod run;
+mod source;
 
 use std::io::Write as _;
 use std::path::PathBuf;

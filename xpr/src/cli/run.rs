@@ -20,7 +20,7 @@ use xpr::{Context, Error, Field, Key, Program, Value, render_error};
 use super::input::{self, Chunk, Problem, Record};
 use super::json_in::{self, Conv, Wanted};
 use super::json_out;
-use super::queue::{Queue, StopOnDrop};
+use super::source::{Shared, StopOnDrop};
 use super::{Exit, InputFormat, OnError, RunArgs};
 
 /// How many per-record errors are printed before the rest are only counted.
@@ -473,7 +473,9 @@ fn run_parallel(
     jobs: usize,
     writer: &mut Writer<'_>,
 ) -> Result<(), Exit> {
-    let queue = &Queue::new((jobs * 8).min(MAX_IN_FLIGHT));
+    let pool = &input::ChunkPool::default();
+    let reader = input::Reader::new(inputs, job.format, job.max_record, pool);
+    let shared = &Shared::new(reader, (jobs * 4).min(MAX_IN_FLIGHT));
     // Whichever worker completes the next chunk due writes it, and any
     // completed ones after it: no writer thread to wake for every chunk.
     let ordered = Mutex::new(Ordered {
@@ -481,43 +483,41 @@ fn run_parallel(
         pending: BTreeMap::new(),
         next: 0,
     });
-    let format = job.format;
-    let max_record = job.max_record;
-    let pool = &input::ChunkPool::default();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            input::read_all(inputs, format, max_record, pool, &mut |chunk| {
-                queue.push(chunk)
-            });
-            queue.end();
-        });
-        let work = || {
-            // Leaving other than at the end of the input (a panic) stops
-            // the queue, so the reader and the other workers do not wait.
-            let mut leaving = StopOnDrop::new(queue);
-            let mut worker = new_worker(job);
-            while let Some(chunk) = queue.pop() {
-                let outcome = job.process(&chunk, &mut worker);
-                let index = chunk.index;
-                pool.give(chunk);
+    let work = || {
+        // Leaving other than at the end of the input (a panic) stops the
+        // input, so the other workers do not wait for room.
+        let mut leaving = StopOnDrop::new(shared);
+        let mut worker = new_worker(job);
+        while let Some(chunk) = shared.next() {
+            let outcome = job.process(&chunk, &mut worker);
+            let index = chunk.index;
+            pool.give(chunk);
+            let written = {
                 // A poisoned lock means another worker panicked: stop too.
                 let Ok(mut ordered) = ordered.lock() else {
                     return;
                 };
                 let o = &mut *ordered;
                 o.pending.insert(index, outcome);
+                let mut written = 0;
                 while let Some(outcome) = o.pending.remove(&o.next) {
                     match o.writer.take(outcome) {
                         Ok(out) => job.give_output(out),
-                        // Stop now: the reader may be blocked on a slow stdin.
+                        // Stop now: another worker may be blocked reading a slow stdin.
                         Err(exit) => finish_now(o.writer, exit),
                     }
                     o.next += 1;
-                    queue.written();
+                    written += 1;
                 }
+                written
+            };
+            for _ in 0..written {
+                shared.written();
             }
-            leaving.disarm();
-        };
+        }
+        leaving.disarm();
+    };
+    std::thread::scope(|scope| {
         // The calling thread is one of the workers.
         for _ in 1..jobs {
             scope.spawn(work);
