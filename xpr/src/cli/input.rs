@@ -120,9 +120,9 @@ pub fn io_text(e: &io::Error) -> String {
 }
 
 /// Spent chunks' buffers, given back by whoever processed them and taken
-/// by the reader for the next chunks: the reader then writes into memory
+/// by the reader for the next chunks: reading then writes into memory
 /// already mapped instead of page-faulting on a fresh 256 KiB buffer per
-/// chunk (which cost the reader thread more than its parsing).
+/// chunk (which cost more than cutting the chunk into records).
 #[derive(Default)]
 pub struct ChunkPool {
     spare: Mutex<Vec<(Vec<u8>, Vec<Record>)>>,

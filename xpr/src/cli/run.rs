@@ -1,14 +1,15 @@
 //! `xpr run`: one expression over a stream of records.
 //!
-//! Pipeline: a reader thread cuts the input into chunks of records
-//! ([`super::input`]); `--jobs` workers each parse and evaluate whole chunks
-//! (reading only the fields the program uses, unless `--as` needs the whole
-//! record), the calling thread being one of them; whichever worker
-//! completes the next chunk due writes it (and any completed after it), so
-//! results keep the input's order with no writer thread to wake. At most
-//! `4 x jobs` chunks (and never more than 64) are in flight, so memory
-//! stays flat whatever the input's length. With one job everything
-//! happens on the main thread.
+//! Pipeline: the input is cut into chunks of records ([`super::input`]);
+//! `--jobs` workers (the calling thread one of them) each take the next
+//! chunk, reading it themselves under a lock ([`super::source`]), then
+//! parse and evaluate it (reading only the fields the program uses,
+//! unless `--as` needs the whole record); whichever worker completes the
+//! next chunk due writes it (and any completed after it), so results keep
+//! the input's order with no reader or writer thread to wake. At most
+//! `4 x jobs` chunks (and never more than 64) are between read and
+//! written, so memory stays flat whatever the input's length. With one job
+//! everything happens on the main thread, without locks.
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal as _, Stdout, Write as _};
