@@ -697,51 +697,26 @@ mod tests {
     type Split = Vec<(u64, Result<String, Problem>)>;
 
     fn split(format: InputFormat, text: &str, max: usize) -> Split {
-        let input = Input {
-            name: Arc::from("t"),
-            reader: Box::new(io::Cursor::new(text.as_bytes().to_vec())),
-        };
-        let mut out = Vec::new();
-        read_all(
-            vec![input],
-            format,
-            max,
-            &ChunkPool::default(),
-            &mut |chunk| {
-                for r in &chunk.records {
-                    let item = match &r.problem {
-                        Some(p) => Err(p.clone()),
-                        None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
-                    };
-                    out.push((r.line, item));
-                }
-                true
-            },
-        );
-        out
+        let reader = io::Cursor::new(text.as_bytes().to_vec());
+        split_reader(format, Box::new(reader), max).0
     }
 
-    /// A reader that hands out at most 3 bytes per read, like a slow pipe.
-    struct Trickle(io::Cursor<Vec<u8>>);
-
-    impl Read for Trickle {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = buf.len().min(3);
-            self.0.read(buf.get_mut(..n).unwrap_or(&mut []))
-        }
-    }
-
-    fn split_trickle(format: InputFormat, text: &str) -> (Split, usize) {
+    /// The records read from `reader`, and how many chunks held them.
+    fn split_reader(
+        format: InputFormat,
+        reader: Box<dyn Read + Send>,
+        max: usize,
+    ) -> (Split, usize) {
         let input = Input {
             name: Arc::from("t"),
-            reader: Box::new(Trickle(io::Cursor::new(text.as_bytes().to_vec()))),
+            reader,
         };
         let mut out = Vec::new();
         let mut chunks = 0;
         read_all(
             vec![input],
             format,
-            1000,
+            max,
             &ChunkPool::default(),
             &mut |chunk| {
                 chunks += 1;
@@ -756,6 +731,21 @@ mod tests {
             },
         );
         (out, chunks)
+    }
+
+    /// A reader that hands out at most 3 bytes per read, like a slow pipe.
+    struct Trickle(io::Cursor<Vec<u8>>);
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(3);
+            self.0.read(buf.get_mut(..n).unwrap_or(&mut []))
+        }
+    }
+
+    fn split_trickle(format: InputFormat, text: &str) -> (Split, usize) {
+        let reader = Trickle(io::Cursor::new(text.as_bytes().to_vec()));
+        split_reader(format, Box::new(reader), 1000)
     }
 
     #[test]
