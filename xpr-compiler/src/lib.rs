@@ -102,6 +102,29 @@ fn error_at(kind: ErrorKind, message: String, at: ast::Span) -> Error {
     Error::new(kind, message).at(span(at))
 }
 
+/// `Unknown function 'f'`, with a hint: for a call, the method of that
+/// name when there is one (`upper(s)` is written `s.upper()`); else the
+/// nearest built-in or host function (or, after a pipe, method) when `f`
+/// looks like a typo of it.
+#[cold]
+fn unknown_function(name: &str, env: &CompileEnv, pipe: bool, at: ast::Span) -> Error {
+    let hint = if !pipe && stdlib::method_id(name).is_some() {
+        format!(" ('{name}' is a method: write x.{name}(...) or x |> {name}(...))")
+    } else {
+        let mut names: Vec<String> = stdlib::function_names().map(String::from).collect();
+        names.extend(env.host_functions.iter().map(|h| h.name.clone()));
+        if pipe {
+            names.extend(stdlib::method_names().map(String::from));
+        }
+        xpr_vm::suggest::did_you_mean(name, names)
+    };
+    error_at(
+        ErrorKind::Reference,
+        format!("Unknown function '{name}'{hint}"),
+        at,
+    )
+}
+
 #[cold]
 fn restricted(name: &str, at: ast::Span) -> Error {
     error_at(
@@ -777,13 +800,7 @@ impl Compiler<'_> {
                         self.emit(Op::CallHost { index, argc }, at);
                     }
                 }
-                None => {
-                    return Err(error_at(
-                        ErrorKind::Reference,
-                        format!("Unknown function '{name}'"),
-                        callee.span,
-                    ));
-                }
+                None => return Err(unknown_function(name, self.env, false, callee.span)),
             },
             ExprKind::Member {
                 object,
@@ -879,11 +896,7 @@ impl Compiler<'_> {
                         return Err(restricted(name, target_span));
                     }
                     if stdlib::method_id(name).is_none() {
-                        return Err(error_at(
-                            ErrorKind::Reference,
-                            format!("Unknown function '{name}'"),
-                            target_span,
-                        ));
+                        return Err(unknown_function(name, self.env, true, target_span));
                     }
                     // `x |> m(args)` is the method call `x.m(args)`.
                     let method = self.method(name, target_span)?;

@@ -126,6 +126,36 @@ fn let_closures_and_calls() {
 }
 
 #[test]
+fn misspelt_names_get_a_hint() {
+    // Methods: the nearest method of the receiver's own type.
+    fails(
+        "[1, 2].filtr(x => x > 1)",
+        "cannot call method 'filtr' on array (did you mean 'filter'?)",
+    );
+    fails("\"a\".uppr()", "on string (did you mean 'upper'?)");
+    // `keys` is a method of objects, not of arrays: no hint for an array.
+    let e = fails("[1].keyz()", "cannot call method 'keyz' on array");
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+    // Functions, and methods after a pipe.
+    fails(
+        "dateadd(1, 2, \"days\")",
+        "Unknown function 'dateadd' (did you mean 'dateAdd'?)",
+    );
+    fails(
+        "[1] |> fitler(x => x)",
+        "Unknown function 'fitler' (did you mean 'filter'?)",
+    );
+    // A method called as a function: how to write it.
+    fails("upper(\"a\")", "'upper' is a method: write x.upper(...)");
+    // Nothing near: no hint; a very long name: no hint and no slowness.
+    let e = fails("foo(1)", "Unknown function 'foo'");
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+    let long = format!("{}(1)", "q".repeat(5000));
+    let e = fails(&long, "Unknown function");
+    assert!(!e.to_string().contains("did you mean"), "{e}");
+}
+
+#[test]
 fn pipes() {
     yields("\"hello\" |> upper", json!("HELLO"));
     yields("\"  hello  \" |> trim |> upper", json!("HELLO"));

@@ -11,6 +11,7 @@ pub mod limits;
 pub mod program;
 pub mod runtime;
 pub mod stdlib;
+pub mod suggest;
 pub mod value;
 pub mod vm;
 

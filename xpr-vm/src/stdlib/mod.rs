@@ -126,6 +126,11 @@ pub fn function_id(name: &str) -> Option<u16> {
     registry().function_ids.get(name).copied()
 }
 
+/// The names of the built-in functions, in registration order.
+pub fn function_names() -> impl Iterator<Item = &'static str> {
+    registry().functions.iter().map(|d| d.name)
+}
+
 /// The name of built-in function `id`.
 pub fn function_name(id: u16) -> &'static str {
     registry()
@@ -190,6 +195,11 @@ const fn string_method_index(name: &str) -> u16 {
     u16::MAX
 }
 
+/// The method names of every receiver type, in registration order.
+pub fn method_names() -> impl Iterator<Item = &'static str> {
+    registry().methods.iter().map(|m| m.name)
+}
+
 /// The name of method `id`.
 pub fn method_name(id: u16) -> &'static str {
     registry().methods.get(id as usize).map_or("?", |m| m.name)
@@ -204,14 +214,24 @@ pub fn has_method(id: u16, receiver: &Value) -> bool {
 /// (one registry lookup; the VM then calls it with [`call_method_def`]).
 #[inline]
 pub(crate) fn method_def(id: u16, receiver: &Value) -> Option<&'static MethodDef> {
-    let kind = match receiver {
-        Value::String(_) => STRING,
-        Value::Array(_) => ARRAY,
-        Value::Object(_) => OBJECT,
-        Value::Regex(_) => REGEX,
-        _ => return None,
-    };
-    registry().methods.get(id as usize)?.by_kind[kind]
+    *registry()
+        .methods
+        .get(id as usize)?
+        .by_kind
+        .get(kind_of(receiver)?)?
+}
+
+/// The receiver kind (index into [`MethodEntry::by_kind`]) of a value that
+/// has methods.
+#[inline]
+fn kind_of(receiver: &Value) -> Option<usize> {
+    match receiver {
+        Value::String(_) => Some(STRING),
+        Value::Array(_) => Some(ARRAY),
+        Value::Object(_) => Some(OBJECT),
+        Value::Regex(_) => Some(REGEX),
+        _ => None,
+    }
 }
 
 /// Calls method `id` on `receiver`, checking the receiver's type and the arity.
@@ -279,12 +299,24 @@ pub(crate) fn call_method_def(
     (def.call)(rt, &receiver, args)
 }
 
-/// The error for calling a method the receiver's type does not have.
+/// The error for calling a method the receiver's type does not have,
+/// with the nearest method that type has when `name` looks like a typo of
+/// it (`cannot call method 'filtr' on array (did you mean 'filter'?)`).
 #[cold]
 pub fn no_such_method(name: &str, receiver: &Value) -> Error {
+    let kind = kind_of(receiver);
+    let names = registry()
+        .methods
+        .iter()
+        .filter(|m| {
+            kind.and_then(|k| m.by_kind.get(k))
+                .is_some_and(Option::is_some)
+        })
+        .map(|m| m.name);
     Error::type_error(format_args!(
-        "cannot call method '{name}' on {}",
-        receiver.type_name()
+        "cannot call method '{name}' on {}{}",
+        receiver.type_name(),
+        crate::suggest::did_you_mean(name, names)
     ))
 }
 

@@ -52,7 +52,8 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             .filter(|v| !fields.iter().any(|f| f == *v))
             .map(|v| Unknown {
                 name: v.to_string(),
-                suggestion: closest(v, fields),
+                suggestion: xpr_vm::suggest::closest(v, fields.iter().map(String::as_str))
+                    .map(str::to_string),
             })
             .collect(),
         None => Vec::new(),
@@ -237,65 +238,5 @@ fn first_record(path: &Path, format: InputFormat) -> Result<String, Exit> {
             "{}: no record to take fields from",
             path.display()
         ))),
-    }
-}
-
-/// The known field closest to `name` by edit distance, if close enough to be a typo.
-fn closest(name: &str, fields: &[String]) -> Option<String> {
-    let limit = (name.chars().count() / 3).max(1);
-    fields
-        .iter()
-        .map(|f| (edit_distance(name, f), f))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, f)| f.clone())
-}
-
-/// Levenshtein distance counting an adjacent transposition as one edit.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // Three rows of the dynamic programme: two back, previous, current.
-    // Every index below is at most b.len(), and each row has b.len() + 1 cells.
-    let mut two_back: Vec<usize> = vec![0; b.len() + 1];
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur: Vec<usize> = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-            if i > 0 && j > 0 && a.get(i - 1) == Some(cb) && b.get(j - 1) == Some(ca) {
-                d = d.min(two_back[j - 1] + 1);
-            }
-            cur[j + 1] = d;
-        }
-        std::mem::swap(&mut two_back, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn edit_distance_counts_transpositions_once() {
-        assert_eq!(edit_distance("delya", "delay"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
-    }
-
-    #[test]
-    fn closest_suggests_only_near_names() {
-        let fields: Vec<String> = ["delay", "distance", "origin"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(closest("delya", &fields).as_deref(), Some("delay"));
-        assert_eq!(closest("orgin", &fields).as_deref(), Some("origin"));
-        assert_eq!(closest("price", &fields), None);
     }
 }
