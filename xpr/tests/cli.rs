@@ -951,3 +951,28 @@ fn earthquakes_nested_access_optional_chaining_and_dates() {
         assert!(same(&out, &want), "{out} != {want}");
     }
 }
+
+#[test]
+fn run_suggests_a_field_for_a_misspelt_name() {
+    let o = run(&["run", "totl > 500", &orders()]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("orders.ndjson:1: Unknown identifier 'totl' (did you mean 'total'?)"),
+        "{}",
+        stderr(&o)
+    );
+    // Nothing near: the plain message. Skipped errors beyond the shown
+    // ones are only counted.
+    let o = run(&["run", "zzz", &orders(), "--on-error", "skip"]);
+    assert_eq!(code(&o), 0);
+    assert!(stderr(&o).contains("Unknown identifier 'zzz' at"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+    // Through stdin with several workers: the same hint.
+    let input = std::fs::read(orders()).expect("sample");
+    let o = run_with(&["run", "custmer.name", "--jobs", "2"], &input);
+    assert!(
+        stderr(&o).contains("Unknown identifier 'custmer' (did you mean 'customer'?)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -159,6 +159,13 @@ impl Job<'_> {
                     }
                 }
                 Err(failure) => {
+                    // Only errors that will be shown get a hint.
+                    let shown = self.on_error == OnError::Fail || o.reported.len() < SHOWN_ERRORS;
+                    let failure = if shown {
+                        with_field_hint(failure, chunk.bytes(r))
+                    } else {
+                        failure
+                    };
                     let located = Located {
                         source: chunk.source.clone(),
                         line: r.line,
@@ -267,6 +274,34 @@ impl Job<'_> {
             _ => format!("invalid JSON: {message}"),
         })
     }
+}
+
+/// `Unknown identifier 'x'` with the nearest top-level field of the record
+/// when `x` looks like a typo of it (`totl` -> `total`); the record is read
+/// again in full for this, so only for an error that is shown.
+fn with_field_hint(failure: Failure, record: &[u8]) -> Failure {
+    let Failure::Eval(e) = &failure else {
+        return failure;
+    };
+    let Some(name) = e
+        .message()
+        .strip_prefix("Unknown identifier '")
+        .and_then(|m| m.strip_suffix('\''))
+    else {
+        return failure;
+    };
+    let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(record) else {
+        return failure;
+    };
+    let hint = xpr_vm::suggest::did_you_mean(name, fields.keys());
+    if hint.is_empty() {
+        return failure;
+    }
+    let hinted = Error::new(e.kind(), format!("{}{hint}", e.message()));
+    Failure::Eval(match e.span() {
+        Some(span) => hinted.at(span),
+        None => hinted,
+    })
 }
 
 /// The output side: writes outcomes in order, reports, keeps counts.
