@@ -965,7 +965,11 @@ fn run_suggests_a_field_for_a_misspelt_name() {
     // ones are only counted.
     let o = run(&["run", "zzz", &orders(), "--on-error", "skip"]);
     assert_eq!(code(&o), 0);
-    assert!(stderr(&o).contains("Unknown identifier 'zzz' at"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Unknown identifier 'zzz' at"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
     // Through stdin with several workers: the same hint.
     let input = std::fs::read(orders()).expect("sample");

@@ -16,7 +16,7 @@ use std::io::{BufWriter, Write as _};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use xpr::{Engine, Error, Program, Value};
 
-use super::input::{io_text, read_line_capped};
+use super::input::{Line, LineRead, io_text, read_line};
 use super::json_in::{self, Conv, ValueSeed};
 use super::json_out::{write_str, write_value};
 use super::{BatchArgs, Exit};
@@ -189,7 +189,7 @@ fn answer(line_no: u64, line: &[u8], engine: &Engine, cache: &mut Cache, out: &m
 pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
     let engine = args.limits.engine();
     let mut cache = Cache::new(args.cache);
-    let mut stdin = std::io::stdin().lock();
+    let mut stdin = std::io::BufReader::with_capacity(64 << 10, std::io::stdin().lock());
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let mut line = Vec::new();
     let mut response = Vec::new();
@@ -198,16 +198,25 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         line.clear();
         response.clear();
         line_no += 1;
-        match read_line_capped(&mut stdin, &mut line, args.max_record_bytes) {
-            Ok(None) => break,
-            Ok(Some(true)) => input_error(
+        let mut read = Line::default();
+        match read_line(
+            &mut stdin,
+            &mut line,
+            &mut read,
+            args.max_record_bytes,
+            false,
+        ) {
+            Ok(LineRead::End) => break,
+            // Not asked to pause.
+            Ok(LineRead::Paused) => break,
+            Ok(LineRead::Whole { too_long: true, .. }) => input_error(
                 &mut response,
                 &format!(
                     "line {line_no}: longer than {} bytes (--max-record-bytes)",
                     args.max_record_bytes
                 ),
             ),
-            Ok(Some(false)) => {
+            Ok(LineRead::Whole { .. }) => {
                 let mut text: &[u8] = &line;
                 if let Some(t) = text.strip_suffix(b"\n") {
                     text = t;

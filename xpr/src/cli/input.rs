@@ -203,8 +203,8 @@ struct Current {
 
 /// How the current input is cut into records.
 enum Parse {
-    /// NDJSON, at this line number.
-    Ndjson { line: u64 },
+    /// NDJSON, at this line number, with the line begun before a pause.
+    Ndjson { line: u64, partial: Option<Line> },
     /// A JSON array (or a single document), scanned byte by byte.
     Array(Scanner),
 }
@@ -257,7 +257,10 @@ impl<'p> Reader<'p> {
                 self.current = Some(Current {
                     reader: BufReader::with_capacity(256 << 10, input.reader),
                     parse: match self.format {
-                        InputFormat::Ndjson => Parse::Ndjson { line: 1 },
+                        InputFormat::Ndjson => Parse::Ndjson {
+                            line: 1,
+                            partial: None,
+                        },
                         InputFormat::Json => Parse::Array(Scanner::new()),
                     },
                 });
@@ -265,7 +268,9 @@ impl<'p> Reader<'p> {
             };
             let sink = &mut self.sink;
             let step = match &mut cur.parse {
-                Parse::Ndjson { line } => ndjson_line(&mut cur.reader, line, self.max_record, sink),
+                Parse::Ndjson { line, partial } => {
+                    ndjson_line(&mut cur.reader, line, partial, self.max_record, sink)
+                }
                 Parse::Array(s) => array_buffer(&mut cur.reader, s, self.max_record, sink),
             };
             if step != Step::More {
@@ -307,20 +312,23 @@ impl Sink<'_> {
     }
 
     fn hand_over(&mut self) {
-        let next = self.pool.chunk(self.chunk.source.clone());
+        let end = self.chunk.data.len();
+        self.hand_over_keeping(end);
+    }
+
+    /// Hands over the chunk's records; its bytes from `from` on (a record
+    /// not yet complete) move to the next chunk. Returns where they start
+    /// there.
+    fn hand_over_keeping(&mut self, from: usize) -> usize {
+        let mut next = self.pool.chunk(self.chunk.source.clone());
+        next.data
+            .extend_from_slice(self.chunk.data.get(from..).unwrap_or(&[]));
         let mut full = std::mem::replace(&mut self.chunk, next);
+        full.data.truncate(from);
         full.index = self.next_index;
         self.next_index += 1;
         self.ready.push_back(full);
-    }
-
-    /// Hands over a partial chunk when the reader's buffer is spent, so a
-    /// slow stream (`tail -f`) gets its results without waiting for a full
-    /// chunk; on files this only cuts chunks at buffer boundaries.
-    fn flush_before_refill<R>(&mut self, reader: &BufReader<R>) {
-        if reader.buffer().is_empty() && !self.chunk.records.is_empty() {
-            self.hand_over();
-        }
+        0
     }
 
     /// Hands over what is left of an input (a chunk holds one input's records).
@@ -340,72 +348,137 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// Appends one line (newline included) to `buf`, keeping at most `max`
-/// bytes of it. `None` at end of input; otherwise whether it was too long
-/// (then nothing of it is kept).
-pub fn read_line_capped(
-    r: &mut impl BufRead,
+/// A line being read by [`read_line`]: where it starts in the buffer,
+/// whether it is already too long (its bytes are then dropped), whether
+/// any byte of it was read. Kept across [`LineRead::Paused`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Line {
+    /// Offset of the line's first byte in the buffer.
+    pub start: usize,
+    too_long: bool,
+    any: bool,
+}
+
+/// What [`read_line`] found.
+#[derive(Debug, Clone, Copy)]
+pub enum LineRead {
+    /// The input ended before any byte of a new line.
+    End,
+    /// A whole line (its terminator, if any, included) at `line.start`;
+    /// `too_long` when its content (without `\n` or `\r\n`) is longer
+    /// than the limit, and then none of it is kept.
+    Whole { start: usize, too_long: bool },
+    /// The reader's buffer is spent and the caller asked to be told
+    /// before a read that may block; the line so far is in the buffer.
+    Paused,
+}
+
+/// Reads one line into `buf`, continuing `line` (start a new one with
+/// `Line { start: buf.len(), ..Line::default() }`). At most `max + 2`
+/// bytes of a line are held while reading (room for `\r\n`), so a line
+/// that never ends cannot exhaust memory. With `pause`, returns
+/// [`LineRead::Paused`] instead of reading when the reader has nothing
+/// buffered (so the caller can hand over finished records first).
+///
+/// # Errors
+/// A read error (the line's bytes are dropped).
+pub fn read_line<R: Read>(
+    r: &mut BufReader<R>,
     buf: &mut Vec<u8>,
+    line: &mut Line,
     max: usize,
-) -> io::Result<Option<bool>> {
-    let start = buf.len();
-    let mut too_long = false;
-    let mut any = false;
+    pause: bool,
+) -> io::Result<LineRead> {
     loop {
+        if pause && r.buffer().is_empty() {
+            return Ok(LineRead::Paused);
+        }
         let available = match r.fill_buf() {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                buf.truncate(start);
+                buf.truncate(line.start);
                 return Err(e);
             }
         };
         if available.is_empty() {
-            return Ok(any.then_some(too_long));
+            if !line.any {
+                return Ok(LineRead::End);
+            }
+            break;
         }
-        any = true;
+        line.any = true;
         let (take, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
-        if !too_long {
-            // Allow for the `\r\n` terminator beyond the record's bytes.
-            if buf.len() - start + take > max.saturating_add(2) {
-                too_long = true;
-                buf.truncate(start);
+        if !line.too_long {
+            if buf.len() - line.start + take > max.saturating_add(2) {
+                line.too_long = true;
+                buf.truncate(line.start);
             } else {
                 buf.extend_from_slice(available.get(..take).unwrap_or(&[]));
             }
         }
         r.consume(take);
         if done {
-            return Ok(Some(too_long));
+            break;
         }
     }
+    // The limit is on the content: without its `\n` or `\r\n`.
+    let mut end = buf.len();
+    if end > line.start && buf.get(end - 1) == Some(&b'\n') {
+        end -= 1;
+    }
+    if end > line.start && buf.get(end - 1) == Some(&b'\r') {
+        end -= 1;
+    }
+    if end - line.start > max {
+        line.too_long = true;
+        buf.truncate(line.start);
+    }
+    Ok(LineRead::Whole {
+        start: line.start,
+        too_long: line.too_long,
+    })
 }
 
-/// Reads one line of NDJSON (`line` is its number): a record, or nothing
-/// for a blank line.
+/// Reads one line of NDJSON into the sink: a record, or nothing for a
+/// blank line. `line` is the line's number; `partial` the line begun
+/// before a pause. Pauses (returning [`Step::More`]) before a read that
+/// may block while finished records wait, after handing them over, so a
+/// slow stream (`tail -f`) gets every complete record's result at once.
 fn ndjson_line<R: Read>(
     reader: &mut BufReader<R>,
-    line: &mut u64,
+    number: &mut u64,
+    partial: &mut Option<Line>,
     max_record: usize,
     sink: &mut Sink<'_>,
 ) -> Step {
-    let number = *line;
-    *line += 1;
-    let start = sink.chunk.data.len();
-    let too_long = match read_line_capped(reader, &mut sink.chunk.data, max_record) {
-        Ok(None) => return Step::Ended,
-        Ok(Some(too_long)) => too_long,
+    let mut line = partial.take().unwrap_or(Line {
+        start: sink.chunk.data.len(),
+        ..Line::default()
+    });
+    // Line 1 may open with a byte order mark, which is not part of the record.
+    let max = max_record.saturating_add(if *number == 1 { BOM.len() } else { 0 });
+    let pause = !sink.chunk.records.is_empty();
+    let (start, too_long) = match read_line(reader, &mut sink.chunk.data, &mut line, max, pause) {
+        Ok(LineRead::End) => return Step::Ended,
+        Ok(LineRead::Whole { start, too_long }) => (start, too_long),
+        Ok(LineRead::Paused) => {
+            line.start = sink.hand_over_keeping(line.start);
+            *partial = Some(line);
+            return Step::More;
+        }
         Err(e) => {
-            sink.broken(number, format!("cannot read: {}", io_text(&e)));
+            sink.broken(*number, format!("cannot read: {}", io_text(&e)));
             return Step::Broken;
         }
     };
+    let here = *number;
+    *number += 1;
     let data = &sink.chunk.data;
-    // A UTF-8 byte order mark opening the input is not part of the record.
-    let start = if number == 1 && data.get(start..start + 3) == Some(BOM) {
+    let start = if here == 1 && data.get(start..start + 3) == Some(BOM) {
         start + 3
     } else {
         start
@@ -417,22 +490,24 @@ fn ndjson_line<R: Read>(
     if end > start && data.get(end - 1) == Some(&b'\r') {
         end -= 1;
     }
-    if !too_long
-        && data
-            .get(start..end)
-            .is_some_and(|b| b.iter().all(|&c| is_ws(c)))
+    // Exactly `max_record` bytes of content, once the mark is off.
+    let too_long = too_long || end - start > max_record;
+    if too_long {
+        sink.chunk.data.truncate(start);
+        end = start;
+    } else if data
+        .get(start..end)
+        .is_some_and(|b| b.iter().all(|&c| is_ws(c)))
     {
         sink.chunk.data.truncate(start);
         return Step::More;
     }
-    let problem = too_long.then_some(Problem::TooLong);
     sink.push(Record {
         start,
         end,
-        line: number,
-        problem,
+        line: here,
+        problem: too_long.then_some(Problem::TooLong),
     });
-    sink.flush_before_refill(reader);
     Step::More
 }
 
@@ -582,6 +657,17 @@ fn array_buffer<R: Read>(
     max_record: usize,
     sink: &mut Sink<'_>,
 ) -> Step {
+    // Before a read that may block, hand over the finished records (an
+    // element begun stays with the next chunk), as `ndjson_line` does.
+    if reader.buffer().is_empty() && !sink.chunk.records.is_empty() {
+        let begun = matches!(s.state, State::Element | State::Single);
+        if begun {
+            s.start = sink.hand_over_keeping(s.start);
+        } else {
+            sink.hand_over();
+        }
+        return Step::More;
+    }
     let available = match reader.fill_buf() {
         Ok(b) => b,
         Err(e) if e.kind() == io::ErrorKind::Interrupted => return Step::More,
@@ -655,11 +741,6 @@ fn array_buffer<R: Read>(
         }
     }
     reader.consume(n);
-    // Only between elements: a partial element's bytes live in the chunk.
-    let between = !matches!(s.state, State::Element | State::Single);
-    if between {
-        sink.flush_before_refill(reader);
-    }
     Step::More
 }
 
@@ -672,8 +753,11 @@ fn array_end(s: &mut Scanner, sink: &mut Sink<'_>) {
             sink.push(record);
         }
         State::BeforeElement { .. } | State::Element => {
-            if s.state == State::Element && s.depth == 0 && !s.in_string {
-                // A complete last element before the missing `]` is still a record.
+            // A last element that is surely complete (it ends with its own
+            // `}`, `]` or `"`) before the missing `]` is still a record; a
+            // number or word may have been cut off (`[1,23` of `[1,234]`).
+            let closed = matches!(s.last, b'}' | b']' | b'"');
+            if s.state == State::Element && s.depth == 0 && !s.in_string && closed {
                 let record = s.record(&sink.chunk.data);
                 sink.push(record);
             } else {
@@ -800,6 +884,89 @@ mod tests {
             got,
             vec![ok(1, "[1]"), (2, Err(Problem::TooLong)), ok(3, "[2]")]
         );
+        // The limit is exact, on the content: not the terminator (`\n` or
+        // `\r\n`, or none at the end) and not a leading byte order mark.
+        let long = Err(Problem::TooLong);
+        for (text, want) in [
+            ("12345678\n", ok(1, "12345678")),
+            ("12345678\r\n", ok(1, "12345678")),
+            ("12345678", ok(1, "12345678")),
+            ("\u{feff}12345678\n", ok(1, "12345678")),
+            ("123456789\n", (1, long.clone())),
+            ("123456789", (1, long.clone())),
+            ("1234567890", (1, long.clone())),
+            ("\u{feff}123456789\r\n", (1, long.clone())),
+        ] {
+            assert_eq!(split(InputFormat::Ndjson, text, 8), vec![want], "{text:?}");
+        }
+    }
+
+    /// A reader handing out `pieces` one per read, counting the reads.
+    struct Pieces {
+        pieces: std::collections::VecDeque<Vec<u8>>,
+        reads: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let Some(piece) = self.pieces.pop_front() else {
+                return Ok(0);
+            };
+            let n = piece.len().min(buf.len());
+            buf.get_mut(..n)
+                .unwrap_or(&mut [])
+                .copy_from_slice(piece.get(..n).unwrap_or(&[]));
+            if n < piece.len() {
+                self.pieces
+                    .push_front(piece.get(n..).unwrap_or(&[]).to_vec());
+            }
+            Ok(n)
+        }
+    }
+
+    /// The records of each chunk, and how many reads had been made when
+    /// each chunk was handed out.
+    fn chunks_and_reads(format: InputFormat, pieces: &[&str]) -> Vec<(Vec<String>, usize)> {
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let input = Input {
+            name: Arc::from("t"),
+            reader: Box::new(Pieces {
+                pieces: pieces.iter().map(|p| p.as_bytes().to_vec()).collect(),
+                reads: reads.clone(),
+            }),
+        };
+        let pool = ChunkPool::default();
+        let mut reader = Reader::new(vec![input], format, 1000, &pool);
+        let mut out = Vec::new();
+        while let Some(chunk) = reader.next_chunk() {
+            let records = chunk
+                .records
+                .iter()
+                .map(|r| String::from_utf8_lossy(chunk.bytes(r)).into_owned())
+                .collect();
+            out.push((records, reads.load(std::sync::atomic::Ordering::SeqCst)));
+        }
+        out
+    }
+
+    #[test]
+    fn finished_records_are_handed_out_before_a_read_that_may_block() {
+        // A blank line, or the start of the next record, after a finished
+        // one: the finished one comes out before the next read.
+        let got = chunks_and_reads(InputFormat::Ndjson, &["{\"a\":1}\n\n", "{\"a\":2}\n"]);
+        assert_eq!(got[0], (vec!["{\"a\":1}".to_string()], 1), "{got:?}");
+        let got = chunks_and_reads(InputFormat::Ndjson, &["{\"a\":1}\n{\"a\":", "2}\n", "3\n"]);
+        assert_eq!(got[0], (vec!["{\"a\":1}".to_string()], 1), "{got:?}");
+        // The record begun before the pause is whole in the next chunk.
+        assert_eq!(got[1].0, vec!["{\"a\":2}".to_string()], "{got:?}");
+        let all: Vec<String> = got.into_iter().flat_map(|c| c.0).collect();
+        assert_eq!(all, ["{\"a\":1}", "{\"a\":2}", "3"]);
+        // The same inside a JSON array.
+        let got = chunks_and_reads(InputFormat::Json, &["[{\"a\":1},{\"a\":", "2}]"]);
+        assert_eq!(got[0], (vec!["{\"a\":1}".to_string()], 1), "{got:?}");
+        let all: Vec<String> = got.into_iter().flat_map(|c| c.0).collect();
+        assert_eq!(all, ["{\"a\":1}", "{\"a\":2}"]);
     }
 
     #[test]
@@ -831,6 +998,13 @@ mod tests {
         assert!(
             matches!(got.last(), Some((2, Err(Problem::Broken(m)))) if m.contains("missing ']'"))
         );
+        // A cut-off last number is not a record; a closed last element is.
+        let got = split(InputFormat::Json, "[1,23", 1000);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0], ok(1, "1"));
+        let got = split(InputFormat::Json, "[1,{\"a\":2}", 1000);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!(got[1], ok(1, "{\"a\":2}"));
         let got = split(InputFormat::Json, "[1] x", 1000);
         assert!(
             matches!(got.last(), Some((1, Err(Problem::Broken(m)))) if m.contains("after the closing"))

@@ -554,9 +554,16 @@ fn run_parallel(
         leaving.disarm();
     };
     std::thread::scope(|scope| {
-        // The calling thread is one of the workers.
-        for _ in 1..jobs {
-            scope.spawn(work);
+        // The calling thread is one of the workers. More workers than
+        // chunks in flight would wait for ever; a thread the system refuses
+        // means fewer workers, not a failure.
+        for _ in 1..jobs.min(MAX_IN_FLIGHT) {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, work)
+                .is_err()
+            {
+                break;
+            }
         }
         work();
     });
