@@ -980,3 +980,40 @@ fn run_suggests_a_field_for_a_misspelt_name() {
         stderr(&o)
     );
 }
+
+#[test]
+fn run_large_outputs_are_written_in_order_as_they_go() {
+    // About 6 MB of output per chunk of records: more than a chunk's output
+    // is held for its turn, so workers write it as they go; the order and
+    // the bytes must not change with the number of workers.
+    let input: String = (0..5_000).map(|i| format!("{{\"i\": {i}}}\n")).collect();
+    let expr = "range(700).map(n => n + i)";
+    let one = run_with(&["run", expr, "--jobs", "1", "-q"], input.as_bytes());
+    let four = run_with(&["run", expr, "--jobs", "4", "-q"], input.as_bytes());
+    assert_eq!(code(&one), 0, "{}", stderr(&one));
+    assert_eq!(code(&four), 0, "{}", stderr(&four));
+    assert!(one.stdout.len() > 12 << 20, "{} bytes", one.stdout.len());
+    assert!(
+        one.stdout == four.stdout,
+        "outputs differ between --jobs 1 and 4"
+    );
+    let out = lines(&four);
+    assert_eq!(out.len(), 5_000);
+    assert!(
+        out[4_321].starts_with("[4321,4322,"),
+        "{}",
+        &out[4_321][..20]
+    );
+    // A fatal error after large outputs: everything before it, then the error.
+    let o = run_with(
+        &["run", "i == 4000 ? nope : range(700)", "--jobs", "3", "-q"],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 1);
+    assert_eq!(lines(&o).len(), 4_000);
+    assert!(
+        stderr(&o).contains("<stdin>:4001: Unknown identifier 'nope'"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -133,13 +133,17 @@ pub struct ChunkPool {
 const POOL_LIMIT: usize = 64;
 
 impl ChunkPool {
-    /// Keeps `chunk`'s buffers (emptied) for a later chunk.
+    /// Keeps `chunk`'s buffers (emptied) for a later chunk, unless they
+    /// grew for a long record: that memory is given back.
     pub fn give(&self, chunk: Chunk) {
         let Chunk {
             mut data,
             mut records,
             ..
         } = chunk;
+        if data.capacity() > 2 * CHUNK_BYTES || records.capacity() > 2 * CHUNK_RECORDS {
+            return;
+        }
         data.clear();
         records.clear();
         if let Ok(mut spare) = self.spare.lock()

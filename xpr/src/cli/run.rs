@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, IsTerminal as _, Stdout, Write as _};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use xpr::{Context, Error, Field, Key, Program, Value, render_error};
@@ -30,6 +30,14 @@ const SHOWN_ERRORS: usize = 20;
 /// At most this many chunks (of about 256 KiB each) are between the reader
 /// and the output, whatever `--jobs` says: memory stays bounded.
 const MAX_IN_FLIGHT: usize = 64;
+
+/// ...and at most about this many bytes of their input (a chunk can hold
+/// one record of up to `--max-record-bytes`).
+const MAX_IN_FLIGHT_BYTES: usize = 64 << 20;
+
+/// A chunk's output is held until its turn only up to this many bytes;
+/// beyond, the worker waits for its turn and writes as it goes.
+const SPILL_BYTES: usize = 4 << 20;
 
 /// Output buffers kept for reuse beyond this many are freed (no more
 /// chunks than this are in flight).
@@ -77,6 +85,8 @@ struct Located {
 #[derive(Debug, Default)]
 struct Outcome {
     out: Vec<u8>,
+    /// Bytes of the chunk's input (for the bound on chunks in flight).
+    input_bytes: usize,
     records: u64,
     outputs: u64,
     errors: u64,
@@ -133,9 +143,18 @@ impl Context for Whole<'_> {
 }
 
 impl Job<'_> {
-    fn process(&self, chunk: &Chunk, w: &mut Worker) -> Outcome {
+    /// Evaluates every record of `chunk`. Output beyond [`SPILL_BYTES`]
+    /// goes to `spill` (which writes it once the chunk's turn has come)
+    /// instead of growing the buffer.
+    fn process(
+        &self,
+        chunk: &Chunk,
+        w: &mut Worker,
+        spill: &mut dyn FnMut(&mut Vec<u8>),
+    ) -> Outcome {
         let mut o = Outcome {
             out: self.output_buffer(),
+            input_bytes: chunk.data.len(),
             ..Outcome::default()
         };
         // UTF-8 checked once for the whole chunk (records are cut at ASCII
@@ -143,6 +162,10 @@ impl Job<'_> {
         let text = std::str::from_utf8(&chunk.data).ok();
         let big_before = w.conv.big_ints;
         for r in &chunk.records {
+            if o.out.len() >= SPILL_BYTES {
+                spill(&mut o.out);
+                o.out.clear();
+            }
             o.records += 1;
             match self.evaluate(chunk, r, text, w) {
                 Ok(v) => {
@@ -191,6 +214,8 @@ impl Job<'_> {
             }
         }
         o.big_ints = w.conv.big_ints - big_before;
+        // The last record's values are not kept while the worker waits.
+        w.fields.clear();
         o
     }
 
@@ -203,9 +228,13 @@ impl Job<'_> {
             .unwrap_or_default()
     }
 
-    /// Keeps a written chunk's output buffer for a later chunk.
+    /// Keeps a written chunk's output buffer for a later chunk (unless it
+    /// grew large: memory is then given back).
     fn give_output(&self, mut out: Vec<u8>) {
         out.clear();
+        if out.capacity() > 2 * SPILL_BYTES {
+            return;
+        }
         if let Ok(mut spare) = self.spare_out.lock()
             && spare.len() < MAX_SPARE_OUTPUTS
         {
@@ -320,11 +349,7 @@ struct Writer<'a> {
 impl Writer<'_> {
     /// Writes `o` and reports its errors; gives back its output buffer.
     fn take(&mut self, o: Outcome) -> Result<Vec<u8>, Exit> {
-        // Flushed per chunk: a slow input stream gets its results promptly.
-        self.out
-            .write_all(&o.out)
-            .and_then(|()| self.out.flush())
-            .map_err(Exit::from_stdout)?;
+        self.write_raw(&o.out)?;
         self.records += o.records;
         self.outputs += o.outputs;
         self.errors += o.errors;
@@ -358,6 +383,15 @@ impl Writer<'_> {
             });
         }
         Ok(o.out)
+    }
+
+    /// Writes output bytes, flushed (per chunk, or per spill of a large
+    /// one: a slow input stream gets its results promptly).
+    fn write_raw(&mut self, bytes: &[u8]) -> Result<(), Exit> {
+        self.out
+            .write_all(bytes)
+            .and_then(|()| self.out.flush())
+            .map_err(Exit::from_stdout)
     }
 
     /// `LEVEL: SOURCE:LINE: MESSAGE`, and for expression errors the caret block.
@@ -487,7 +521,12 @@ fn run_inline(
     let mut failure = None;
     let pool = input::ChunkPool::default();
     input::read_all(inputs, job.format, job.max_record, &pool, &mut |chunk| {
-        let outcome = job.process(&chunk, &mut worker);
+        // One job: every chunk's turn has come.
+        let outcome = job.process(&chunk, &mut worker, &mut |out| {
+            if let Err(exit) = writer.write_raw(out) {
+                finish_now(writer, exit);
+            }
+        });
         pool.give(chunk);
         match writer.take(outcome) {
             Ok(out) => {
@@ -511,7 +550,7 @@ fn run_parallel(
 ) -> Result<(), Exit> {
     let pool = &input::ChunkPool::default();
     let reader = input::Reader::new(inputs, job.format, job.max_record, pool);
-    let shared = &Shared::new(reader, (jobs * 4).min(MAX_IN_FLIGHT));
+    let shared = &Shared::new(reader, (jobs * 4).min(MAX_IN_FLIGHT), MAX_IN_FLIGHT_BYTES);
     // Whichever worker completes the next chunk due writes it, and any
     // completed ones after it: no writer thread to wake for every chunk.
     let ordered = Mutex::new(Ordered {
@@ -519,14 +558,34 @@ fn run_parallel(
         pending: BTreeMap::new(),
         next: 0,
     });
+    // Signalled when `next` moves on (a worker with a large output waits
+    // for its chunk's turn).
+    let turn = &Condvar::new();
+    let ordered = &ordered;
     let work = || {
         // Leaving other than at the end of the input (a panic) stops the
         // input, so the other workers do not wait for room.
         let mut leaving = StopOnDrop::new(shared);
         let mut worker = new_worker(job);
         while let Some(chunk) = shared.next() {
-            let outcome = job.process(&chunk, &mut worker);
             let index = chunk.index;
+            // Output beyond the spill size is written once this chunk's
+            // turn has come (the chunk due next is always being worked on
+            // or done, so the wait ends).
+            let outcome = job.process(&chunk, &mut worker, &mut |out| {
+                let Ok(mut o) = ordered.lock() else {
+                    return;
+                };
+                while o.next != index {
+                    o = match turn.wait(o) {
+                        Ok(o) => o,
+                        Err(_) => return,
+                    };
+                }
+                if let Err(exit) = o.writer.write_raw(out) {
+                    finish_now(o.writer, exit);
+                }
+            });
             pool.give(chunk);
             let written = {
                 // A poisoned lock means another worker panicked: stop too.
@@ -535,20 +594,23 @@ fn run_parallel(
                 };
                 let o = &mut *ordered;
                 o.pending.insert(index, outcome);
-                let mut written = 0;
+                let mut written = Vec::new();
                 while let Some(outcome) = o.pending.remove(&o.next) {
+                    written.push(outcome.input_bytes);
                     match o.writer.take(outcome) {
                         Ok(out) => job.give_output(out),
                         // Stop now: another worker may be blocked reading a slow stdin.
                         Err(exit) => finish_now(o.writer, exit),
                     }
                     o.next += 1;
-                    written += 1;
+                }
+                if !written.is_empty() {
+                    turn.notify_all();
                 }
                 written
             };
-            for _ in 0..written {
-                shared.written();
+            for bytes in written {
+                shared.written(bytes);
             }
         }
         leaving.disarm();

@@ -22,6 +22,9 @@ pub struct Shared<'p> {
     room: Condvar,
     /// Chunks read and not yet written.
     in_flight: AtomicUsize,
+    /// Their input bytes.
+    in_flight_bytes: AtomicUsize,
+    byte_capacity: usize,
     /// A worker waits in [`Shared::next`] for room.
     waiting: AtomicBool,
     capacity: usize,
@@ -35,8 +38,9 @@ struct State<'p> {
 
 impl<'p> Shared<'p> {
     /// `reader` shared, with at most `capacity` (at least 1) chunks read
-    /// and not yet written.
-    pub fn new(reader: Reader<'p>, capacity: usize) -> Self {
+    /// and not yet written, and no new chunk read while those hold
+    /// `byte_capacity` bytes of input or more (one chunk always may be).
+    pub fn new(reader: Reader<'p>, capacity: usize, byte_capacity: usize) -> Self {
         Shared {
             state: Mutex::new(State {
                 reader,
@@ -44,6 +48,8 @@ impl<'p> Shared<'p> {
             }),
             room: Condvar::new(),
             in_flight: AtomicUsize::new(0),
+            in_flight_bytes: AtomicUsize::new(0),
+            byte_capacity,
             waiting: AtomicBool::new(false),
             capacity: capacity.max(1),
         }
@@ -69,11 +75,11 @@ impl<'p> Shared<'p> {
             // `written` lowers `in_flight` before it reads `waiting` (both
             // sequentially consistent): one of them sees the other's write,
             // so no wake-up is lost.
-            if self.in_flight.load(Ordering::SeqCst) < self.capacity {
+            if self.has_room() {
                 break;
             }
             self.waiting.store(true, Ordering::SeqCst);
-            if self.in_flight.load(Ordering::SeqCst) < self.capacity {
+            if self.has_room() {
                 break;
             }
             s = self.room.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -81,12 +87,25 @@ impl<'p> Shared<'p> {
         self.waiting.store(false, Ordering::SeqCst);
         let chunk = s.reader.next_chunk()?;
         self.in_flight.fetch_add(1, Ordering::SeqCst);
+        self.in_flight_bytes
+            .fetch_add(chunk.data.len(), Ordering::SeqCst);
         Some(chunk)
     }
 
-    /// One chunk was written: its place in the bound is free. Takes the
-    /// lock only when a worker waits for room (never while another reads).
-    pub fn written(&self) {
+    /// Whether another chunk may be read: fewer than `capacity` in flight,
+    /// and under `byte_capacity` bytes (or none at all in flight).
+    fn has_room(&self) -> bool {
+        let n = self.in_flight.load(Ordering::SeqCst);
+        n == 0
+            || (n < self.capacity
+                && self.in_flight_bytes.load(Ordering::SeqCst) < self.byte_capacity)
+    }
+
+    /// A chunk of `bytes` input bytes was written: its place in the bound
+    /// is free. Takes the lock only when a worker waits for room (never
+    /// while another reads).
+    pub fn written(&self, bytes: usize) {
+        self.in_flight_bytes.fetch_sub(bytes, Ordering::SeqCst);
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         if self.waiting.load(Ordering::SeqCst) {
             // Taking the lock orders this after the waiter's check: it is
@@ -151,7 +170,7 @@ mod tests {
     #[test]
     fn workers_get_every_chunk_once_within_the_bound() {
         let pool = ChunkPool::default();
-        let shared = Shared::new(reader(20_000, &pool), 3);
+        let shared = Shared::new(reader(20_000, &pool), 3, usize::MAX);
         let taken = Mutex::new(Vec::new());
         std::thread::scope(|s| {
             for _ in 0..3 {
@@ -161,7 +180,7 @@ mod tests {
                         if let Ok(mut t) = taken.lock() {
                             t.push((c.index, c.records.len()));
                         }
-                        shared.written();
+                        shared.written(c.data.len());
                     }
                 });
             }
@@ -175,9 +194,25 @@ mod tests {
     }
 
     #[test]
+    fn the_byte_bound_holds_but_one_chunk_always_may_be_read() {
+        let pool = ChunkPool::default();
+        // Every chunk is larger than the byte bound: one at a time.
+        let shared = Shared::new(reader(20_000, &pool), 8, 10);
+        let mut n = 0;
+        while let Some(c) = shared.next() {
+            assert_eq!(shared.in_flight.load(Ordering::SeqCst), 1);
+            assert!(!shared.has_room());
+            shared.written(c.data.len());
+            assert!(shared.has_room());
+            n += 1;
+        }
+        assert!(n >= 3, "{n} chunks");
+    }
+
+    #[test]
     fn a_stopped_input_releases_a_waiting_worker() {
         let pool = ChunkPool::default();
-        let shared = Shared::new(reader(20_000, &pool), 1);
+        let shared = Shared::new(reader(20_000, &pool), 1, usize::MAX);
         // One chunk taken and never written, as by a worker that panics.
         let first = shared.next().map(|c| c.index);
         assert_eq!(first, Some(0));
