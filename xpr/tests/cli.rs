@@ -527,6 +527,12 @@ fn run_bad_input_behaves_like_a_unix_tool() {
         "{err}"
     );
     assert!(!err.contains("panicked"));
+    // A directory among the files: the same, before any output.
+    let dir = std::env::temp_dir();
+    let o = run(&["run", "1", &orders(), &dir.display().to_string()]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("Is a directory"), "{}", stderr(&o));
     // Empty file and empty stdin: no output, status 0.
     let empty = temp_file("empty.ndjson", b"");
     let o = run(&["run", "x", &empty]);

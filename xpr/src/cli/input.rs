@@ -84,6 +84,13 @@ pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
             let file = File::open(p).map_err(|e| {
                 Exit::usage(format_args!("cannot open {}: {}", p.display(), io_text(&e)))
             })?;
+            // A directory opens, but cannot be read: say so before any output.
+            if file.metadata().is_ok_and(|m| m.is_dir()) {
+                return Err(Exit::usage(format_args!(
+                    "cannot open {}: Is a directory",
+                    p.display()
+                )));
+            }
             Ok(Input {
                 name: Arc::from(p.display().to_string()),
                 reader: Box::new(file),
