@@ -460,6 +460,12 @@ impl Program {
     pub fn constants(&self) -> &[Value] {
         &self.inner.parts.constants
     }
+
+    /// The method names the program calls (`x.m(...)`, `x |> m(...)`),
+    /// each with its built-in id when some type has such a method.
+    pub fn methods(&self) -> &[MethodRef] {
+        &self.inner.parts.methods
+    }
 }
 
 /// A short readable form of a constant for listings.

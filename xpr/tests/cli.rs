@@ -1023,3 +1023,25 @@ fn run_large_outputs_are_written_in_order_as_they_go() {
         stderr(&o)
     );
 }
+
+#[test]
+fn check_warns_about_a_misspelt_method() {
+    let o = run(&["check", "items.filtr(i => i.price > 50)"]);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stderr(&o).contains("warning: 'filtr' is not a built-in method (did you mean 'filter'?)"),
+        "{}",
+        stderr(&o)
+    );
+    // An object's own function field is a method no type has: no warning
+    // unless the name is near a built-in one.
+    let o = run(&["check", "let o = {double: x => x * 2}; o.double(4)"]);
+    assert_eq!(code(&o), 0);
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let o = run(&["check", "items.filtr(i => i.x)", "--json"]);
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["warnings"][0]["kind"], "unknown_method");
+    assert_eq!(v["warnings"][0]["suggestion"], "filter");
+    let o = run(&["check", "items.filtr(i => i.x)", "--deny-warnings"]);
+    assert_eq!(code(&o), 1);
+}

@@ -12,10 +12,18 @@ use super::json_in::{self, Conv};
 use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
-/// A free variable that is not a known field.
+/// A free variable that is not a known field, or a method name that no
+/// type has but is close to one that does.
 struct Unknown {
+    kind: UnknownKind,
     name: String,
     suggestion: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum UnknownKind {
+    Field,
+    Method,
 }
 
 /// Runs `xpr check`.
@@ -51,6 +59,7 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             .iter()
             .filter(|v| !fields.iter().any(|f| f == *v))
             .map(|v| Unknown {
+                kind: UnknownKind::Field,
                 name: v.to_string(),
                 suggestion: xpr_vm::suggest::closest(v, fields.iter().map(String::as_str))
                     .map(str::to_string),
@@ -58,6 +67,23 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             .collect(),
         None => Vec::new(),
     };
+    // A method name no type has is only right for an object's own function
+    // field (`o.double(4)`): warned about only when it is near a built-in
+    // method, as a typo (`items.filtr(...)`).
+    let typos = program
+        .bytecode()
+        .methods()
+        .iter()
+        .filter(|m| m.id.is_none())
+        .filter_map(|m| {
+            let near = xpr_vm::suggest::closest(&m.name, xpr_vm::stdlib::method_names())?;
+            Some(Unknown {
+                kind: UnknownKind::Method,
+                name: m.name.to_string(),
+                suggestion: Some(near.to_string()),
+            })
+        });
+    let unknown: Vec<Unknown> = unknown.into_iter().chain(typos).collect();
     if args.json {
         let mut out = Vec::new();
         out.extend_from_slice(b"{\"valid\":true,\"free_variables\":");
@@ -69,7 +95,10 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(b"{\"kind\":\"unknown_field\",\"name\":");
+            out.extend_from_slice(match u.kind {
+                UnknownKind::Field => b"{\"kind\":\"unknown_field\",\"name\":",
+                UnknownKind::Method => b"{\"kind\":\"unknown_method\",\"name\":",
+            });
             write_str(&mut out, &u.name);
             out.extend_from_slice(b",\"message\":");
             write_str(&mut out, &warning_text(u));
@@ -109,12 +138,13 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
 }
 
 fn warning_text(u: &Unknown) -> String {
+    let what = match u.kind {
+        UnknownKind::Field => "a field of the records",
+        UnknownKind::Method => "a built-in method",
+    };
     match &u.suggestion {
-        Some(s) => format!(
-            "'{}' is not a field of the records (did you mean '{s}'?)",
-            u.name
-        ),
-        None => format!("'{}' is not a field of the records", u.name),
+        Some(s) => format!("'{}' is not {what} (did you mean '{s}'?)", u.name),
+        None => format!("'{}' is not {what}", u.name),
     }
 }
 
