@@ -191,10 +191,18 @@ fn convert(
             } else if let Some(semi) = is_semi_before(lexed, l) {
                 ParseError::syntax("Expected expression after ';'", Span::new(semi, semi + 1))
             } else {
-                ParseError::syntax(
-                    format!("Unexpected token '{}'", token_text(src, l, r)),
-                    Span::new(l, r),
-                )
+                let text = token_text(src, l, r);
+                // `{id, status}`: JavaScript's shorthand property, which XPR
+                // does not have (spec EBNF): say what to write instead.
+                let hint = if expected.len() == 1
+                    && expected.first().is_some_and(|x| x == ":")
+                    && (text == "," || text == "}")
+                {
+                    " (an object property needs a value: write {name: name})"
+                } else {
+                    ""
+                };
+                ParseError::syntax(format!("Unexpected token '{text}'{hint}"), Span::new(l, r))
             };
             err.expected = expected;
             err
