@@ -477,6 +477,17 @@ fn run_json_array_input() {
     // One object (not an array) is one record.
     let o = run_with(&["run", "a + 1", "--input", "json"], b"{\"a\": 41}");
     assert_eq!(stdout(&o), "42\n");
+    // NDJSON read as JSON: the error says what is likely wrong.
+    let o = run_with(
+        &["run", "a", "--input", "json"],
+        b"{\"a\": 1}\n{\"a\": 2}\n",
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("trailing characters (one JSON value per line is NDJSON"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -300,6 +300,10 @@ impl Job<'_> {
             _ if self.format == InputFormat::Ndjson => {
                 format!("invalid JSON: {message} at column {column}")
             }
+            // One document, then more: records one per line, most likely.
+            _ if message == "trailing characters" => format!(
+                "invalid JSON: {message} (one JSON value per line is NDJSON: leave out --input json)"
+            ),
             _ => format!("invalid JSON: {message}"),
         })
     }
