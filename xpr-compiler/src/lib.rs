@@ -33,7 +33,7 @@
 //! assert_eq!(v, xpr_vm::Value::Number(3.0));
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use xpr_syntax::ast::{
@@ -146,10 +146,51 @@ fn too_many(at: ast::Span) -> Error {
 struct FnState {
     proto_index: u32,
     proto: Proto,
-    /// Visible locals, innermost last.
-    scope: Vec<(String, u16)>,
+    /// Visible locals.
+    scope: Scope,
     next_slot: u16,
-    capture_names: Vec<String>,
+    /// Names captured from enclosing functions, by capture index.
+    captures: HashMap<String, u16>,
+}
+
+/// The visible locals of a function, innermost last, found by name in
+/// constant time (a function may bind tens of thousands of names when a
+/// host raises the length limit: a linear search made compiling quadratic).
+#[derive(Default)]
+struct Scope {
+    /// Bindings in order, for [`Scope::truncate`].
+    order: Vec<String>,
+    /// Each name's slots, innermost (shadowing) last.
+    slots: HashMap<String, Vec<u16>>,
+}
+
+impl Scope {
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn push(&mut self, name: &str, slot: u16) {
+        self.order.push(name.to_string());
+        self.slots.entry(name.to_string()).or_default().push(slot);
+    }
+
+    /// The innermost binding of `name`.
+    fn find(&self, name: &str) -> Option<u16> {
+        self.slots.get(name)?.last().copied()
+    }
+
+    /// Forgets the bindings made after the first `len`.
+    fn truncate(&mut self, len: usize) {
+        while self.order.len() > len {
+            let Some(name) = self.order.pop() else { break };
+            if let Some(slots) = self.slots.get_mut(&name) {
+                slots.pop();
+                if slots.is_empty() {
+                    self.slots.remove(&name);
+                }
+            }
+        }
+    }
 }
 
 impl FnState {
@@ -160,9 +201,9 @@ impl FnState {
                 span: span(at),
                 ..Proto::default()
             },
-            scope: Vec::new(),
+            scope: Scope::default(),
             next_slot: 0,
-            capture_names: Vec::new(),
+            captures: HashMap::new(),
         }
     }
 }
@@ -426,11 +467,11 @@ impl Compiler<'_> {
 
     fn resolve_in(&mut self, f: usize, name: &str) -> Option<Var> {
         let state = self.funcs.get(f)?;
-        if let Some((_, slot)) = state.scope.iter().rev().find(|(n, _)| n == name) {
-            return Some(Var::Local(*slot));
+        if let Some(slot) = state.scope.find(name) {
+            return Some(Var::Local(slot));
         }
-        if let Some(i) = state.capture_names.iter().position(|n| n == name) {
-            return Some(Var::Capture(i as u16));
+        if let Some(&i) = state.captures.get(name) {
+            return Some(Var::Capture(i));
         }
         if f == 0 {
             return None;
@@ -442,7 +483,7 @@ impl Compiler<'_> {
             Var::Local(s) => Capture::Local(s),
             Var::Capture(c) => Capture::Capture(c),
         });
-        state.capture_names.push(name.to_string());
+        state.captures.insert(name.to_string(), i);
         Some(Var::Capture(i))
     }
 
@@ -451,7 +492,7 @@ impl Compiler<'_> {
         let slot = f.next_slot;
         f.next_slot = slot.checked_add(1).ok_or_else(|| too_many(at))?;
         f.proto.slots = f.proto.slots.max(f.next_slot);
-        f.scope.push((name.to_string(), slot));
+        f.scope.push(name, slot);
         Ok(slot)
     }
 
@@ -681,7 +722,7 @@ impl Compiler<'_> {
                     let f = self.func();
                     (f.scope.len(), f.next_slot)
                 };
-                let mut names = Vec::new();
+                let mut names = HashSet::new();
                 self.bind(target, &mut names)?;
                 self.expr(body)?;
                 let f = self.func();
@@ -989,7 +1030,7 @@ impl Compiler<'_> {
 
     fn arrow_body(&mut self, arrow: &ast::Arrow, at: ast::Span) -> Result<(), Error> {
         let params = u16::try_from(arrow.params.len()).map_err(|_| too_many(at))?;
-        let mut names: Vec<String> = Vec::new();
+        let mut names: HashSet<String> = HashSet::new();
         // Parameter slots first: 0..params, then the rest parameter.
         for (i, p) in arrow.params.iter().enumerate() {
             let placeholder = match p {
@@ -1023,7 +1064,7 @@ impl Compiler<'_> {
     }
 
     /// Binds the value on top of the stack to `target`, consuming it.
-    fn bind(&mut self, target: &Pattern, names: &mut Vec<String>) -> Result<(), Error> {
+    fn bind(&mut self, target: &Pattern, names: &mut HashSet<String>) -> Result<(), Error> {
         match target {
             Pattern::Ident(n) => {
                 check_duplicate(names, n)?;
@@ -1090,14 +1131,15 @@ impl Compiler<'_> {
     }
 }
 
-fn check_duplicate(names: &mut Vec<String>, n: &ast::Name) -> Result<(), Error> {
-    if names.contains(&n.name) {
+/// Records `n` among the names one binding introduces; a name twice is an
+/// error (`duplicate binding 'a'`).
+fn check_duplicate(names: &mut HashSet<String>, n: &ast::Name) -> Result<(), Error> {
+    if !names.insert(n.name.clone()) {
         return Err(error_at(
             ErrorKind::Parse,
             format!("duplicate binding '{}'", n.name),
             n.span,
         ));
     }
-    names.push(n.name.clone());
     Ok(())
 }

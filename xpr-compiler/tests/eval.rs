@@ -300,3 +300,33 @@ fn introspection() {
     assert_eq!(free, ["a", "c", "d", "upper"]);
     assert_eq!(p.functions(), ["round", "type"]);
 }
+
+#[test]
+fn tens_of_thousands_of_names_in_one_scope_resolve() {
+    // A host may lift the length limit: 20,000 parameters, each read once
+    // (names are found by hash, not by a search of the scope), captured by
+    // an inner arrow, and destructured; shadowing still picks the innermost.
+    let n = 20_000;
+    let params: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+    let list = params.join(", ");
+    let src = format!(
+        "(({list}) => () => [{list}].reduce((s, x) => s + x, 0))({})() + (let [{list}] = [5]; let a0 = 6; a0 + (a1 ?? 0))",
+        (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    );
+    let opts = xpr_syntax::ParseOptions {
+        max_length: None,
+        ..xpr_syntax::ParseOptions::default()
+    };
+    let ast = xpr_syntax::parse_with(&src, &opts).expect("parses");
+    let program =
+        xpr_compiler::compile(&ast, &xpr_compiler::CompileEnv::default()).expect("compiles");
+    let sum = (n - 1) * n / 2;
+    let got = xpr_vm::Vm::new()
+        .run(&program, &(), &common::opts())
+        .expect("runs");
+    assert_eq!(got, xpr_vm::Value::Number((sum + 6) as f64));
+    // A duplicate among them is still found (by the parser first).
+    let dup = format!("(({list}, a19999) => 1)");
+    let e = xpr_syntax::parse_with(&dup, &opts).unwrap_err();
+    assert!(e.message.contains("duplicate binding 'a19999'"), "{e:?}");
+}
