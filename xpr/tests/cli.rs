@@ -1056,3 +1056,13 @@ fn check_warns_about_a_misspelt_method() {
     let o = run(&["check", "items.filtr(i => i.x)", "--deny-warnings"]);
     assert_eq!(code(&o), 1);
 }
+
+#[test]
+fn batch_skips_a_byte_order_mark_opening_the_input() {
+    let o = run_with(
+        &["batch"],
+        b"\xEF\xBB\xBF{\"expression\": \"1 + 1\"}\n{\"expression\": \"2\"}\n",
+    );
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "{\"ok\":2}\n{\"ok\":2}\n");
+}

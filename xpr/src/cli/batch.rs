@@ -198,7 +198,7 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         line.clear();
         response.clear();
         line_no += 1;
-        let mut read = Line::default();
+        let mut read = Line::new(0);
         match read_line(
             &mut stdin,
             &mut line,
@@ -218,6 +218,13 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
             ),
             Ok(LineRead::Whole { .. }) => {
                 let mut text: &[u8] = &line;
+                // A UTF-8 byte order mark opening the input is not part of
+                // the request (as `xpr run` reads it).
+                if line_no == 1
+                    && let Some(t) = text.strip_prefix(b"\xEF\xBB\xBF")
+                {
+                    text = t;
+                }
                 if let Some(t) = text.strip_suffix(b"\n") {
                     text = t;
                 }

@@ -362,12 +362,27 @@ fn is_ws(b: u8) -> bool {
 /// A line being read by [`read_line`]: where it starts in the buffer,
 /// whether it is already too long (its bytes are then dropped), whether
 /// any byte of it was read. Kept across [`LineRead::Paused`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Line {
     /// Offset of the line's first byte in the buffer.
     pub start: usize,
     too_long: bool,
     any: bool,
+    /// Every byte read so far is whitespace (known even when the bytes of
+    /// a too-long line are not kept).
+    pub blank: bool,
+}
+
+impl Line {
+    /// A line that will start at `start` in the buffer.
+    pub fn new(start: usize) -> Line {
+        Line {
+            start,
+            too_long: false,
+            any: false,
+            blank: true,
+        }
+    }
 }
 
 /// What [`read_line`] found.
@@ -385,7 +400,7 @@ pub enum LineRead {
 }
 
 /// Reads one line into `buf`, continuing `line` (start a new one with
-/// `Line { start: buf.len(), ..Line::default() }`). At most `max + 2`
+/// `Line::new(buf.len())`). At most `max + 2`
 /// bytes of a line are held while reading (room for `\r\n`), so a line
 /// that never ends cannot exhaust memory. With `pause`, returns
 /// [`LineRead::Paused`] instead of reading when the reader has nothing
@@ -423,6 +438,10 @@ pub fn read_line<R: Read>(
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
+        if line.blank {
+            let taken = available.get(..take).unwrap_or(&[]);
+            line.blank = taken.iter().all(|&c| is_ws(c));
+        }
         if !line.too_long {
             if buf.len() - line.start + take > max.saturating_add(2) {
                 line.too_long = true;
@@ -466,10 +485,9 @@ fn ndjson_line<R: Read>(
     max_record: usize,
     sink: &mut Sink<'_>,
 ) -> Step {
-    let mut line = partial.take().unwrap_or(Line {
-        start: sink.chunk.data.len(),
-        ..Line::default()
-    });
+    let mut line = partial
+        .take()
+        .unwrap_or_else(|| Line::new(sink.chunk.data.len()));
     // Line 1 may open with a byte order mark, which is not part of the record.
     let max = max_record.saturating_add(if *number == 1 { BOM.len() } else { 0 });
     let pause = !sink.chunk.records.is_empty();
@@ -501,8 +519,13 @@ fn ndjson_line<R: Read>(
     if end > start && data.get(end - 1) == Some(&b'\r') {
         end -= 1;
     }
-    // Exactly `max_record` bytes of content, once the mark is off.
+    // Exactly `max_record` bytes of content, once the mark is off; a
+    // blank line is no record, however long.
     let too_long = too_long || end - start > max_record;
+    if too_long && line.blank {
+        sink.chunk.data.truncate(start);
+        return Step::More;
+    }
     if too_long {
         sink.chunk.data.truncate(start);
         end = start;
@@ -554,6 +577,8 @@ struct Scanner {
     ended_line: bool,
     /// Bytes of a leading byte order mark seen so far.
     bom: usize,
+    /// A byte other than the mark's was seen (a mark may only open the input).
+    seen: bool,
 }
 
 fn scalar_byte(b: u8) -> bool {
@@ -575,6 +600,7 @@ impl Scanner {
             last: 0,
             ended_line: false,
             bom: 0,
+            seen: false,
         }
     }
 
@@ -697,15 +723,25 @@ fn array_buffer<R: Read>(
         let data = &mut sink.chunk.data;
         match s.state {
             State::Start => {
-                if s.bom < BOM.len() && BOM.get(s.bom) == Some(&b) {
+                if !s.seen && s.bom < BOM.len() && BOM.get(s.bom) == Some(&b) {
                     // Part of a UTF-8 byte order mark opening the input.
                     s.bom += 1;
+                } else if s.bom > 0 && s.bom < BOM.len() {
+                    // A byte order mark cut short is not UTF-8.
+                    let line = s.line;
+                    sink.broken(line, "invalid UTF-8 at the start of the input".into());
+                    return Step::Broken;
                 } else if b == b'[' {
+                    s.seen = true;
                     s.state = State::BeforeElement { first: true };
-                } else if !is_ws(b) {
-                    s.state = State::Single;
-                    s.begin(data);
-                    s.element_byte(data, b, max_record, false);
+                } else {
+                    // A mark may only open the input.
+                    s.seen = true;
+                    if !is_ws(b) {
+                        s.state = State::Single;
+                        s.begin(data);
+                        s.element_byte(data, b, max_record, false);
+                    }
                 }
             }
             State::BeforeElement { first } => {
@@ -910,6 +946,23 @@ mod tests {
         ] {
             assert_eq!(split(InputFormat::Ndjson, text, 8), vec![want], "{text:?}");
         }
+    }
+
+    #[test]
+    fn blank_lines_are_no_records_however_long_and_a_cut_mark_is_an_error() {
+        let got = split(InputFormat::Ndjson, "{\"a\":1}\n        \n{\"a\":2}\n", 7);
+        assert_eq!(got, vec![ok(1, "{\"a\":1}"), ok(3, "{\"a\":2}")]);
+        let bytes = |b: &[u8]| -> Box<dyn Read + Send> { Box::new(io::Cursor::new(b.to_vec())) };
+        // Two bytes of a byte order mark, then an array: not UTF-8.
+        let (got, _) = split_reader(InputFormat::Json, bytes(b"\xEF\xBB[1]"), 100);
+        assert!(
+            matches!(got.as_slice(), [(1, Err(Problem::Broken(m)))] if m.contains("invalid UTF-8")),
+            "{got:?}"
+        );
+        // A mark after whitespace is not a mark: the document is then one
+        // record, which JSON parsing rejects later.
+        let (got, _) = split_reader(InputFormat::Json, bytes(b" \n\xEF\xBB\xBF[1]"), 100);
+        assert_eq!(got, vec![ok(2, "\u{feff}[1]")]);
     }
 
     /// A reader handing out `pieces` one per read, counting the reads.
