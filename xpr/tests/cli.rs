@@ -1065,4 +1065,14 @@ fn batch_skips_a_byte_order_mark_opening_the_input() {
     );
     assert_eq!(code(&o), 0);
     assert_eq!(stdout(&o), "{\"ok\":2}\n{\"ok\":2}\n");
+    // The limit is on the content, as for `xpr run`: not the mark, not `\r\n`.
+    let line = b"\xEF\xBB\xBF{\"expression\":\"12345\"}\r\n";
+    let o = run_with(&["batch", "--max-record-bytes", "22"], line);
+    assert_eq!(stdout(&o), "{\"ok\":12345}\n");
+    let o = run_with(&["batch", "--max-record-bytes", "21"], line);
+    assert!(
+        stdout(&o).contains("longer than 21 bytes"),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -199,38 +199,20 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         response.clear();
         line_no += 1;
         let mut read = Line::new(0);
-        match read_line(
-            &mut stdin,
-            &mut line,
-            &mut read,
-            args.max_record_bytes,
-            false,
-        ) {
+        // A UTF-8 byte order mark opening the input is not part of the
+        // request (as `xpr run` reads it).
+        let first = line_no == 1;
+        let max = args.max_record_bytes;
+        match read_line(&mut stdin, &mut line, &mut read, max, first, false) {
             Ok(LineRead::End) => break,
             // Not asked to pause.
             Ok(LineRead::Paused) => break,
             Ok(LineRead::Whole { too_long: true, .. }) => input_error(
                 &mut response,
-                &format!(
-                    "line {line_no}: longer than {} bytes (--max-record-bytes)",
-                    args.max_record_bytes
-                ),
+                &format!("line {line_no}: longer than {max} bytes (--max-record-bytes)"),
             ),
-            Ok(LineRead::Whole { .. }) => {
-                let mut text: &[u8] = &line;
-                // A UTF-8 byte order mark opening the input is not part of
-                // the request (as `xpr run` reads it).
-                if line_no == 1
-                    && let Some(t) = text.strip_prefix(b"\xEF\xBB\xBF")
-                {
-                    text = t;
-                }
-                if let Some(t) = text.strip_suffix(b"\n") {
-                    text = t;
-                }
-                if let Some(t) = text.strip_suffix(b"\r") {
-                    text = t;
-                }
+            Ok(LineRead::Whole { start, end, .. }) => {
+                let text = line.get(start..end).unwrap_or(&[]);
                 answer(line_no, text, &engine, &mut cache, &mut response);
             }
             Err(e) => {

@@ -390,21 +390,28 @@ impl Line {
 pub enum LineRead {
     /// The input ended before any byte of a new line.
     End,
-    /// A whole line (its terminator, if any, included) at `line.start`;
-    /// `too_long` when its content (without `\n` or `\r\n`) is longer
-    /// than the limit, and then none of it is kept.
-    Whole { start: usize, too_long: bool },
+    /// A whole line, read into the buffer from `line.start`: its content
+    /// (without a leading byte order mark on a first line, and without its
+    /// `\n` or `\r\n`) is `start..end`. `too_long` when the content is
+    /// longer than the limit; none of it is kept then (`start == end`).
+    Whole {
+        start: usize,
+        end: usize,
+        too_long: bool,
+    },
     /// The reader's buffer is spent and the caller asked to be told
     /// before a read that may block; the line so far is in the buffer.
     Paused,
 }
 
 /// Reads one line into `buf`, continuing `line` (start a new one with
-/// `Line::new(buf.len())`). At most `max + 2`
-/// bytes of a line are held while reading (room for `\r\n`), so a line
-/// that never ends cannot exhaust memory. With `pause`, returns
-/// [`LineRead::Paused`] instead of reading when the reader has nothing
-/// buffered (so the caller can hand over finished records first).
+/// `Line::new(buf.len())`); `first` says it is the input's first line,
+/// which may open with a UTF-8 byte order mark (not part of the content).
+/// At most `max` bytes of content (plus the mark and `\r\n`) are held
+/// while reading, so a line that never ends cannot exhaust memory. With
+/// `pause`, returns [`LineRead::Paused`] instead of reading when the
+/// reader has nothing buffered (so the caller can hand over finished
+/// records first).
 ///
 /// # Errors
 /// A read error (the line's bytes are dropped).
@@ -413,8 +420,11 @@ pub fn read_line<R: Read>(
     buf: &mut Vec<u8>,
     line: &mut Line,
     max: usize,
+    first: bool,
     pause: bool,
 ) -> io::Result<LineRead> {
+    let mark = if first { BOM.len() } else { 0 };
+    let held = max.saturating_add(mark + 2);
     loop {
         if pause && r.buffer().is_empty() {
             return Ok(LineRead::Paused);
@@ -443,7 +453,7 @@ pub fn read_line<R: Read>(
             line.blank = taken.iter().all(|&c| is_ws(c));
         }
         if !line.too_long {
-            if buf.len() - line.start + take > max.saturating_add(2) {
+            if buf.len() - line.start + take > held {
                 line.too_long = true;
                 buf.truncate(line.start);
             } else {
@@ -455,20 +465,26 @@ pub fn read_line<R: Read>(
             break;
         }
     }
-    // The limit is on the content: without its `\n` or `\r\n`.
+    // The limit is on the content.
+    let mut start = line.start;
+    if first && buf.get(start..start + BOM.len()) == Some(BOM) {
+        start += BOM.len();
+    }
     let mut end = buf.len();
-    if end > line.start && buf.get(end - 1) == Some(&b'\n') {
+    if end > start && buf.get(end - 1) == Some(&b'\n') {
         end -= 1;
     }
-    if end > line.start && buf.get(end - 1) == Some(&b'\r') {
+    if end > start && buf.get(end - 1) == Some(&b'\r') {
         end -= 1;
     }
-    if end - line.start > max {
+    if line.too_long || end - start > max {
         line.too_long = true;
         buf.truncate(line.start);
+        (start, end) = (line.start, line.start);
     }
     Ok(LineRead::Whole {
-        start: line.start,
+        start,
+        end,
         too_long: line.too_long,
     })
 }
@@ -488,12 +504,17 @@ fn ndjson_line<R: Read>(
     let mut line = partial
         .take()
         .unwrap_or_else(|| Line::new(sink.chunk.data.len()));
-    // Line 1 may open with a byte order mark, which is not part of the record.
-    let max = max_record.saturating_add(if *number == 1 { BOM.len() } else { 0 });
     let pause = !sink.chunk.records.is_empty();
-    let (start, too_long) = match read_line(reader, &mut sink.chunk.data, &mut line, max, pause) {
+    let first = *number == 1;
+    let data = &mut sink.chunk.data;
+    let (start, end, too_long) = match read_line(reader, data, &mut line, max_record, first, pause)
+    {
         Ok(LineRead::End) => return Step::Ended,
-        Ok(LineRead::Whole { start, too_long }) => (start, too_long),
+        Ok(LineRead::Whole {
+            start,
+            end,
+            too_long,
+        }) => (start, end, too_long),
         Ok(LineRead::Paused) => {
             line.start = sink.hand_over_keeping(line.start);
             *partial = Some(line);
@@ -506,34 +527,15 @@ fn ndjson_line<R: Read>(
     };
     let here = *number;
     *number += 1;
-    let data = &sink.chunk.data;
-    let start = if here == 1 && data.get(start..start + 3) == Some(BOM) {
-        start + 3
+    // A blank line is no record, however long.
+    let blank = if too_long {
+        line.blank
     } else {
-        start
+        let content = sink.chunk.data.get(start..end).unwrap_or(&[]);
+        content.iter().all(|&c| is_ws(c))
     };
-    let mut end = data.len();
-    if end > start && data.get(end - 1) == Some(&b'\n') {
-        end -= 1;
-    }
-    if end > start && data.get(end - 1) == Some(&b'\r') {
-        end -= 1;
-    }
-    // Exactly `max_record` bytes of content, once the mark is off; a
-    // blank line is no record, however long.
-    let too_long = too_long || end - start > max_record;
-    if too_long && line.blank {
-        sink.chunk.data.truncate(start);
-        return Step::More;
-    }
-    if too_long {
-        sink.chunk.data.truncate(start);
-        end = start;
-    } else if data
-        .get(start..end)
-        .is_some_and(|b| b.iter().all(|&c| is_ws(c)))
-    {
-        sink.chunk.data.truncate(start);
+    if blank {
+        sink.chunk.data.truncate(line.start);
         return Step::More;
     }
     sink.push(Record {
