@@ -215,12 +215,8 @@ pub(crate) fn change_case_owned(
     match receiver {
         Value::String(mut s) if ascii_only(&s) => match Arc::get_mut(&mut s) {
             Some(t) => {
-                rt.fuel(text_fuel(t.len() * 2))?;
-                if to_upper {
-                    t.make_ascii_uppercase();
-                } else {
-                    t.make_ascii_lowercase();
-                }
+                rt.fuel(ascii_case_fuel(t.len()))?;
+                set_ascii_case(t, to_upper);
                 Ok(Value::String(s))
             }
             None => change_case(rt, &s, to_upper),
@@ -230,6 +226,22 @@ pub(crate) fn change_case_owned(
             let s = text(name, &other)?;
             change_case(rt, s, to_upper)
         }
+    }
+}
+
+/// The fuel of `upper`/`lower` on `len` bytes of ASCII text (read and
+/// written once each).
+pub(crate) fn ascii_case_fuel(len: usize) -> u64 {
+    text_fuel(len * 2)
+}
+
+/// Changes the case of ASCII text where it lies.
+#[inline]
+pub(crate) fn set_ascii_case(t: &mut str, to_upper: bool) {
+    if to_upper {
+        t.make_ascii_uppercase();
+    } else {
+        t.make_ascii_lowercase();
     }
 }
 
@@ -252,7 +264,7 @@ pub(crate) fn ascii_only(s: &str) -> bool {
 /// The result's exact length is computed (and charged) before it is built.
 fn change_case(rt: &mut dyn Runtime, s: &str, to_upper: bool) -> Result<Value, Error> {
     if s.is_ascii() {
-        rt.fuel(text_fuel(s.len() * 2))?;
+        rt.fuel(ascii_case_fuel(s.len()))?;
         charge_string(rt, s.len() as u64)?;
         // One allocation: copied into its shared string, then changed in
         // place (the copy is not shared yet, so `get_mut` succeeds).

@@ -403,11 +403,7 @@ impl Vm {
         };
         self.case_change_cost(len)?;
         if let Some(t) = Arc::get_mut(&mut s) {
-            if to_upper {
-                t.make_ascii_uppercase();
-            } else {
-                t.make_ascii_lowercase();
-            }
+            stdlib::string::set_ascii_case(t, to_upper);
         }
         if let Some(top) = self.stack.last_mut() {
             *top = Value::String(s);
@@ -421,7 +417,7 @@ impl Vm {
     fn case_change_cost(&mut self, len: usize) -> Result<(), Error> {
         self.enter()?;
         self.leave();
-        self.fuel(crate::format::text_fuel(len * 2))
+        self.fuel(stdlib::string::ascii_case_fuel(len))
     }
 
     fn enter(&mut self) -> Result<(), Error> {
@@ -784,19 +780,14 @@ impl<'a> Exec<'a> {
                 ($r:expr) => {{
                     let r: bool = $r;
                     match code.get(ip) {
-                        Some(&Op::JumpIfTrueOrPop(t)) => {
+                        // Jumps, keeping the value, when it is `true`
+                        // (`||`) or `false` (`&&`); else drops it.
+                        Some(&(Op::JumpIfTrueOrPop(t) | Op::JumpIfFalseOrPop(t))) => {
+                            let keep = matches!(code.get(ip), Some(Op::JumpIfTrueOrPop(_)));
                             ip += 1;
                             charge!();
-                            if r {
-                                self.vm.stack.push(Value::Bool(true));
-                                ip = t as usize;
-                            }
-                        }
-                        Some(&Op::JumpIfFalseOrPop(t)) => {
-                            ip += 1;
-                            charge!();
-                            if !r {
-                                self.vm.stack.push(Value::Bool(false));
+                            if r == keep {
+                                self.vm.stack.push(Value::Bool(r));
                                 ip = t as usize;
                             }
                         }
@@ -1875,11 +1866,7 @@ impl<'a> Exec<'a> {
             *ip += 1;
             self.vm.step()?;
             self.vm.case_change_cost(t.len())?;
-            if to_upper {
-                t.make_ascii_uppercase();
-            } else {
-                t.make_ascii_lowercase();
-            }
+            stdlib::string::set_ascii_case(&mut t, to_upper);
         }
         let v = Value::String(Arc::from(t.as_str()));
         // Keep a small buffer for the next one, not a large one.
