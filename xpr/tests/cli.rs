@@ -41,6 +41,13 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
 }
 
+/// Asserts that the command's stderr contains `needle`, showing it if not.
+#[track_caller]
+fn assert_stderr_has(o: &Output, needle: &str) {
+    let err = stderr(o);
+    assert!(err.contains(needle), "{err}");
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -154,7 +161,7 @@ fn eval_expression_errors_exit_1_with_a_caret() {
 
     let o = run(&["eval", "a / b", "--context", r#"{"a": 1, "b": 0}"#]);
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).contains("at position"), "{}", stderr(&o));
+    assert_stderr_has(&o, "at position");
 }
 
 #[test]
@@ -174,13 +181,13 @@ fn eval_usage_and_input_errors_exit_2() {
         assert!(!stderr(&o).contains("panicked"), "{args:?}");
     }
     let o = run(&["eval", "1", "--context", "{\"a\": "]);
-    assert!(stderr(&o).contains("invalid JSON"), "{}", stderr(&o));
+    assert_stderr_has(&o, "invalid JSON");
     let o = run(&["eval", "1", "--context-file", "/no/such/file.json"]);
-    assert!(stderr(&o).contains("/no/such/file.json"), "{}", stderr(&o));
+    assert_stderr_has(&o, "/no/such/file.json");
     let file = temp_file("bad-utf8.json", b"{\"a\": \"\xff\"}");
     let o = run(&["eval", "a", "--context-file", &file]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("invalid UTF-8"), "{}", stderr(&o));
+    assert_stderr_has(&o, "invalid UTF-8");
 }
 
 #[test]
@@ -342,11 +349,7 @@ fn run_on_error_modes() {
     let o = run_with(&["run", "a"], input.as_bytes());
     assert_eq!(code(&o), 2);
     assert_eq!(stdout(&o), "1\n0\n");
-    assert!(
-        stderr(&o).contains("<stdin>:3: invalid JSON"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "<stdin>:3: invalid JSON");
 
     // skip: counted, reported with line numbers, nothing written.
     let o = run_with(&["run", "10 / a", "--on-error", "skip"], input.as_bytes());
@@ -364,11 +367,7 @@ fn run_on_error_modes() {
     let o = run_with(&["run", "10 / a", "--on-error", "null"], input.as_bytes());
     assert_eq!(code(&o), 0);
     assert_eq!(stdout(&o), "10\nnull\nnull\n2.5\n");
-    assert!(
-        stderr(&o).contains("4 records in, 4 out, 2 errors"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "4 records in, 4 out, 2 errors");
 
     // null with --filter: a failing record is not kept.
     let o = run_with(
@@ -422,7 +421,7 @@ fn run_jobs_keep_input_order() {
     );
     assert_eq!(code(&o), 1);
     assert_eq!(lines(&o).len(), 20_000);
-    assert!(stderr(&o).contains("<stdin>:20001:"), "{}", stderr(&o));
+    assert_stderr_has(&o, "<stdin>:20001:");
 }
 
 #[test]
@@ -467,11 +466,7 @@ fn run_json_array_input() {
     let file = temp_file("broken.json", b"[{\"a\": 1},\n {\"a\": 2}\n");
     let o = run(&["run", "a", "--input", "json", &file]);
     assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains(":2: invalid JSON array"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, ":2: invalid JSON array");
     let o = run(&["run", "a", "--input", "json", "--on-error", "skip", &file]);
     assert_eq!(stdout(&o), "1\n2\n");
     // One object (not an array) is one record.
@@ -483,11 +478,7 @@ fn run_json_array_input() {
         b"{\"a\": 1}\n{\"a\": 2}\n",
     );
     assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("trailing characters (one JSON value per line is NDJSON"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "trailing characters (one JSON value per line is NDJSON");
 }
 
 #[test]
@@ -516,10 +507,9 @@ fn run_strict_numbers_rejects_big_integers() {
     let o = run(&["run", "id", &orders(), "--strict-numbers"]);
     assert_eq!(code(&o), 2);
     assert_eq!(lines(&o).len(), 7);
-    assert!(
-        stderr(&o).contains("orders.ndjson:8: integer 9007199254747993 is beyond 2^53"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        "orders.ndjson:8: integer 9007199254747993 is beyond 2^53",
     );
     // A field the expression does not read is never converted, so it is not an error.
     let o = run(&["run", "total > 0", &orders(), "--strict-numbers"]);
@@ -543,13 +533,13 @@ fn run_bad_input_behaves_like_a_unix_tool() {
     let o = run(&["run", "1", &orders(), &dir.display().to_string()]);
     assert_eq!(code(&o), 2);
     assert!(o.stdout.is_empty());
-    assert!(stderr(&o).contains("Is a directory"), "{}", stderr(&o));
+    assert_stderr_has(&o, "Is a directory");
     // Empty file and empty stdin: no output, status 0.
     let empty = temp_file("empty.ndjson", b"");
     let o = run(&["run", "x", &empty]);
     assert_eq!(code(&o), 0);
     assert!(o.stdout.is_empty());
-    assert!(stderr(&o).contains("0 records in, 0 out"), "{}", stderr(&o));
+    assert_stderr_has(&o, "0 records in, 0 out");
     let o = run(&["run", "x", "--input", "json", &empty]);
     assert_eq!(code(&o), 0);
     let o = run(&["run", "x"]);
@@ -561,11 +551,7 @@ fn run_bad_input_behaves_like_a_unix_tool() {
     );
     let o = run(&["run", "x", &bad]);
     assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("bad.ndjson:2: invalid UTF-8"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "bad.ndjson:2: invalid UTF-8");
     let o = run(&["run", "x", &bad, "--on-error", "skip"]);
     assert_eq!(stdout(&o), "1\n3\n");
     // Several files in a row, each with its own line numbers.
@@ -587,11 +573,7 @@ fn run_bad_input_behaves_like_a_unix_tool() {
         "skip",
     ]);
     assert_eq!(stdout(&o), "1\n3\n");
-    assert!(
-        stderr(&o).contains("long.ndjson:2: record longer than 20 bytes"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "long.ndjson:2: record longer than 20 bytes");
     // Compile errors stop before reading: status 1.
     let o = run(&["run", "1 +", &orders()]);
     assert_eq!(code(&o), 1);
@@ -761,7 +743,7 @@ fn check_reports_errors_with_caret_or_json() {
     let o = run(&["check", "a +"]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
-    assert!(stderr(&o).contains("  a +\n"), "{}", stderr(&o));
+    assert_stderr_has(&o, "  a +\n");
 
     let o = run(&["check", "(a + 1", "--json"]);
     assert_eq!(code(&o), 1);
@@ -799,10 +781,9 @@ fn check_warns_about_unknown_fields() {
         "delay,distance,origin",
     ]);
     assert_eq!(code(&o), 0);
-    assert!(
-        stderr(&o).contains("'delya' is not a field of the records (did you mean 'delay'?)"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        "'delya' is not a field of the records (did you mean 'delay'?)",
     );
     let o = run(&[
         "check",
@@ -814,12 +795,8 @@ fn check_warns_about_unknown_fields() {
     assert_eq!(code(&o), 1);
     // Denied warnings are errors: no `ok`, the warning reported as an error.
     assert!(!stdout(&o).contains("ok"), "{}", stdout(&o));
-    assert!(
-        stderr(&o).contains("error: 'delya' is not a field of the records"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(stderr(&o).contains("--deny-warnings"), "{}", stderr(&o));
+    assert_stderr_has(&o, "error: 'delya' is not a field of the records");
+    assert_stderr_has(&o, "--deny-warnings");
     let o = run(&[
         "check",
         "status == \"paid\" && custmer.name != null",
@@ -881,7 +858,7 @@ fn flights_filter_matches_an_independent_computation() {
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         assert_eq!(stdout(&o), want, "jobs {jobs}");
         let summary = format!("20000 records in, {} out, 0 errors", want.lines().count());
-        assert!(stderr(&o).contains(&summary), "{}", stderr(&o));
+        assert_stderr_has(&o, &summary);
     }
 }
 
@@ -973,28 +950,22 @@ fn earthquakes_nested_access_optional_chaining_and_dates() {
 fn run_suggests_a_field_for_a_misspelt_name() {
     let o = run(&["run", "totl > 500", &orders()]);
     assert_eq!(code(&o), 1);
-    assert!(
-        stderr(&o).contains("orders.ndjson:1: Unknown identifier 'totl' (did you mean 'total'?)"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        "orders.ndjson:1: Unknown identifier 'totl' (did you mean 'total'?)",
     );
     // Nothing near: the plain message. Skipped errors beyond the shown
     // ones are only counted.
     let o = run(&["run", "zzz", &orders(), "--on-error", "skip"]);
     assert_eq!(code(&o), 0);
-    assert!(
-        stderr(&o).contains("Unknown identifier 'zzz' at"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "Unknown identifier 'zzz' at");
     assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
     // Through stdin with several workers: the same hint.
     let input = std::fs::read(orders()).expect("sample");
     let o = run_with(&["run", "custmer.name", "--jobs", "2"], &input);
-    assert!(
-        stderr(&o).contains("Unknown identifier 'custmer' (did you mean 'customer'?)"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        "Unknown identifier 'custmer' (did you mean 'customer'?)",
     );
 }
 
@@ -1028,21 +999,16 @@ fn run_large_outputs_are_written_in_order_as_they_go() {
     );
     assert_eq!(code(&o), 1);
     assert_eq!(lines(&o).len(), 4_000);
-    assert!(
-        stderr(&o).contains("<stdin>:4001: Unknown identifier 'nope'"),
-        "{}",
-        stderr(&o)
-    );
+    assert_stderr_has(&o, "<stdin>:4001: Unknown identifier 'nope'");
 }
 
 #[test]
 fn check_warns_about_a_misspelt_method() {
     let o = run(&["check", "items.filtr(i => i.price > 50)"]);
     assert_eq!(code(&o), 0);
-    assert!(
-        stderr(&o).contains("warning: 'filtr' is not a built-in method (did you mean 'filter'?)"),
-        "{}",
-        stderr(&o)
+    assert_stderr_has(
+        &o,
+        "warning: 'filtr' is not a built-in method (did you mean 'filter'?)",
     );
     // An object's own function field is a method no type has: no warning
     // unless the name is near a built-in one.
