@@ -409,6 +409,10 @@ fn run_jobs_keep_input_order() {
     assert_eq!(code(&one), 0, "{}", stderr(&one));
     assert_eq!(code(&four), 0, "{}", stderr(&four));
     assert_eq!(one.stdout, four.stdout);
+    // More workers than chunks may be in flight: 64 run, the same output.
+    let many = run_with(&["run", expr, "--jobs", "300"], input.as_bytes());
+    assert_eq!(code(&many), 0, "{}", stderr(&many));
+    assert_eq!(one.stdout, many.stdout);
     let out = lines(&four);
     assert_eq!(out.len(), 30_000);
     assert_eq!(out[2997], "\"r979-2997\"");

@@ -1065,9 +1065,12 @@ mod tests {
             matches!(got.last(), Some((2, Err(Problem::Broken(m)))) if m.contains("missing ']'"))
         );
         // A cut-off last number is not a record; a closed last element is.
-        let got = split(InputFormat::Json, "[1,23", 1000);
-        assert_eq!(got.len(), 2, "{got:?}");
-        assert_eq!(got[0], ok(1, "1"));
+        for cut in ["[1,23", "[1,tru", "[1,-2.5e"] {
+            let got = split(InputFormat::Json, cut, 1000);
+            assert_eq!(got.len(), 2, "{got:?}");
+            assert_eq!(got[0], ok(1, "1"));
+            assert!(matches!(&got[1], (1, Err(Problem::Broken(_)))), "{got:?}");
+        }
         let got = split(InputFormat::Json, "[1,{\"a\":2}", 1000);
         assert_eq!(got.len(), 3, "{got:?}");
         assert_eq!(got[1], ok(1, "{\"a\":2}"));
