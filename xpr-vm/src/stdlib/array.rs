@@ -31,7 +31,7 @@ use crate::value::{Array, HEADER_BYTES, Key, Map, SLOT_BYTES, Value};
 #[path = "sort.rs"]
 pub mod sort;
 
-use sort::{check_sortable, comparator_result, default_cmp, merge_sort};
+use sort::{check_sort_keys, check_sortable, comparator_result, default_cmp, merge_sort};
 
 /// Fuel units charged per element a method visits.
 pub const ELEMENT_FUEL: u64 = 1;
@@ -103,51 +103,76 @@ fn arg(args: &[Value], i: usize) -> &Value {
 }
 
 /// Argument `i` as a callback.
+///
+/// # Errors
+/// `Type error: NAME expects function argument, got T` (the reference's
+/// words for `sort`, used for every method taking a callback).
 fn callback<'a>(name: &str, args: &'a [Value], i: usize) -> Result<&'a Value, Error> {
     match arg(args, i) {
         f @ Value::Function(_) => Ok(f),
         other => Err(Error::type_error(format_args!(
-            "{name}() expects a function, got {}",
+            "{name} expects function argument, got {}",
             other.type_name()
         ))),
     }
 }
 
 /// Argument `i` as an array.
+///
+/// # Errors
+/// `Type error: NAME expects array argument, got T`.
 fn array_arg<'a>(name: &str, args: &'a [Value], i: usize) -> Result<&'a Arc<Array>, Error> {
     match arg(args, i) {
         Value::Array(a) => Ok(a),
         other => Err(Error::type_error(format_args!(
-            "{name}() expects an array, got {}",
+            "{name} expects array argument, got {}",
             other.type_name()
         ))),
     }
 }
 
-/// Argument `i` as a number.
-fn number_arg(name: &str, what: &str, args: &[Value], i: usize) -> Result<f64, Error> {
+/// Argument `i` of `slice` as a number; `what` names it (`start`, `end`).
+///
+/// # Errors
+/// `Type error: slice expects number argument as WHAT, got T`.
+fn index_arg(args: &[Value], i: usize, what: &str) -> Result<f64, Error> {
     match arg(args, i) {
         Value::Number(n) => Ok(*n),
         other => Err(Error::type_error(format_args!(
-            "{name}() {what} must be a number, got {}",
+            "slice expects number argument as {what}, got {}",
             other.type_name()
         ))),
     }
 }
 
-/// Argument `i` as a count: a non-negative integer, saturated to `usize`.
-fn count_arg(name: &str, what: &str, args: &[Value], i: usize) -> Result<usize, Error> {
-    let n = number_arg(name, what, args, i)?;
-    if n < 0.0 || n.fract() != 0.0 {
+/// Argument `i` as a count of elements for `take` / `drop`: an integer, a
+/// negative one counting as 0 (as the reference does); saturated to `usize`.
+///
+/// # Errors
+/// `Type error: NAME expects integer argument, got T` for a non-number;
+/// `Invalid argument: NAME expects integer argument, got X` (kind `Value`)
+/// for a fraction.
+fn count_arg(name: &str, args: &[Value], i: usize) -> Result<usize, Error> {
+    let n = match arg(args, i) {
+        Value::Number(n) => *n,
+        other => {
+            return Err(Error::type_error(format_args!(
+                "{name} expects integer argument, got {}",
+                other.type_name()
+            )));
+        }
+    };
+    if n.fract() != 0.0 {
         return Err(Error::new(
             ErrorKind::Value,
             format!(
-                "Invalid argument: {name}() {what} must be a non-negative integer, got {}",
+                "Invalid argument: {name} expects integer argument, got {}",
                 number_to_string(n)
             ),
         ));
     }
-    // `as` saturates: 1e300 becomes usize::MAX, which every caller clamps.
+    // `as` saturates: a negative count becomes 0, 1e300 becomes
+    // usize::MAX, which every caller clamps.
     Ok(n as usize)
 }
 
@@ -322,18 +347,19 @@ fn flat_map(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
 }
 
 /// `arr.sort()` / `arr.sort(cmp)`: a stable merge sort (see [`sort`]). With
-/// no comparator, the default order of one kind of values: numbers
-/// numerically, strings by code point, `false` before `true`.
+/// no comparator (or a null one, as the reference reads it), the default
+/// order of one kind of values: numbers numerically, strings by code point,
+/// `false` before `true`.
 fn sort(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("sort", this_)?;
     let items = arr.items();
     rt.fuel(units(items.len()))?;
     let cmp = match args.first() {
-        Some(_) => Some(callback("sort", args, 0)?),
-        None => {
+        None | Some(Value::Null) => {
             check_sortable("sort", "values", items)?;
             None
         }
+        Some(_) => Some(callback("sort", args, 0)?),
     };
     rt.alloc(arr.logical_size())?;
     let refs: Vec<&Value> = items.iter().collect();
@@ -398,9 +424,9 @@ fn index_of(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
 fn slice(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("slice", this_)?;
     let len = arr.len();
-    let start = relative_index(number_arg("slice", "start", args, 0)?, len);
+    let start = relative_index(index_arg(args, 0, "start")?, len);
     let end = match args.get(1) {
-        Some(_) => relative_index(number_arg("slice", "end", args, 1)?, len),
+        Some(_) => relative_index(index_arg(args, 1, "end")?, len),
         None => len,
     };
     let part = arr.items().get(start..end.max(start)).unwrap_or(&[]);
@@ -417,7 +443,7 @@ fn join(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Er
         Value::String(s) => s,
         other => {
             return Err(Error::type_error(format_args!(
-                "join() separator must be a string, got {}",
+                "join expects string argument as separator, got {}",
                 other.type_name()
             )));
         }
@@ -528,15 +554,26 @@ fn zip(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Err
 }
 
 /// `arr.chunk(size)`: consecutive groups of `size` elements, the last one
-/// possibly shorter. `size` must be an integer > 0.
+/// possibly shorter. `size` must be an integer > 0: otherwise `Type error:
+/// chunk size must be a positive integer, got T` for a non-number,
+/// `Invalid argument: chunk size must be a positive integer, got X` for a
+/// number.
 fn chunk(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("chunk", this_)?;
-    let size = number_arg("chunk", "size", args, 0)?;
+    let size = match arg(args, 0) {
+        Value::Number(n) => *n,
+        other => {
+            return Err(Error::type_error(format_args!(
+                "chunk size must be a positive integer, got {}",
+                other.type_name()
+            )));
+        }
+    };
     if size <= 0.0 || size.fract() != 0.0 {
         return Err(Error::new(
             ErrorKind::Value,
             format!(
-                "Invalid argument: chunk() size must be an integer > 0, got {}",
+                "Invalid argument: chunk size must be a positive integer, got {}",
                 number_to_string(size)
             ),
         ));
@@ -589,8 +626,7 @@ fn group_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
 // ─── v0.5 ───────────────────────────────────────────────────────────────────
 
 /// `arr.sortBy(fn)`: stable sort by the key `fn(x)`, computed once per
-/// element, in the default order (keys all numbers, all strings or all
-/// booleans).
+/// element, in the default order (keys all numbers or all strings).
 fn sort_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("sortBy", this_)?;
     let f = callback("sortBy", args, 0)?;
@@ -599,26 +635,28 @@ fn sort_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value,
     for item in arr.items() {
         keys.push(call1(rt, f, item)?);
     }
-    check_sortable("sortBy", "keys", &keys)?;
+    check_sort_keys(&keys)?;
     rt.alloc(arr.logical_size())?;
     let pairs: Vec<(&Value, &Value)> = keys.iter().zip(arr.items()).collect();
     let sorted = merge_sort(rt, pairs, |_, a, b| Ok(default_cmp(a.0, b.0)))?;
     finish(rt, sorted.into_iter().map(|(_, v)| v.clone()).collect())
 }
 
-/// `arr.take(n)`: the first `n` elements (all of them when `n >= len`).
+/// `arr.take(n)`: the first `n` elements (all of them when `n >= len`,
+/// none when `n <= 0`).
 fn take_n(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("take", this_)?;
-    let n = count_arg("take", "count", args, 0)?.min(arr.len());
+    let n = count_arg("take", args, 0)?.min(arr.len());
     let part = arr.items().get(..n).unwrap_or(&[]);
     charge_copy(rt, part)?;
     finish(rt, part.to_vec())
 }
 
-/// `arr.drop(n)`: all but the first `n` elements (`[]` when `n >= len`).
+/// `arr.drop(n)`: all but the first `n` elements (`[]` when `n >= len`,
+/// all of them when `n <= 0`).
 fn drop_n(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("drop", this_)?;
-    let n = count_arg("drop", "count", args, 0)?.min(arr.len());
+    let n = count_arg("drop", args, 0)?.min(arr.len());
     let part = arr.items().get(n..).unwrap_or(&[]);
     charge_copy(rt, part)?;
     finish(rt, part.to_vec())
@@ -641,12 +679,12 @@ fn count(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, E
 /// The elements as numbers.
 ///
 /// # Errors
-/// `Type error: NAME() expects an array of numbers, got T at index I`.
+/// `Type error: NAME expects all elements to be numbers, got T at index I`.
 fn numbers<'a>(name: &'a str, items: &'a [Value]) -> impl Iterator<Item = Result<f64, Error>> + 'a {
     items.iter().enumerate().map(move |(i, v)| match v {
         Value::Number(n) => Ok(*n),
         other => Err(Error::type_error(format_args!(
-            "{name}() expects an array of numbers, got {} at index {i}",
+            "{name} expects all elements to be numbers, got {} at index {i}",
             other.type_name()
         ))),
     })
@@ -675,11 +713,12 @@ fn sum(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, Er
     Ok(Value::Number(total(rt, "sum", arr.items())?))
 }
 
-/// The error of `avg`, `min`, `max` on `[]`.
-fn empty_error(name: &str) -> Error {
+/// The error of `avg`, `min`, `max` on `[]`; `what` names the result
+/// (`average`, `min`, `max`).
+fn empty_error(what: &str) -> Error {
     Error::new(
         ErrorKind::Value,
-        format!("Cannot compute {name}() of an empty array"),
+        format!("cannot compute {what} of empty array"),
     )
 }
 
@@ -687,7 +726,7 @@ fn empty_error(name: &str) -> Error {
 fn avg(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, Error> {
     let arr = this("avg", this_)?;
     if arr.is_empty() {
-        return Err(empty_error("avg"));
+        return Err(empty_error("average"));
     }
     Ok(Value::Number(
         total(rt, "avg", arr.items())? / arr.len() as f64,
@@ -805,7 +844,7 @@ fn range(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
             Value::Number(n) => *n,
             other => {
                 return Err(Error::type_error(format_args!(
-                    "range() expects numbers, got {}",
+                    "range expects number arguments, got {}",
                     other.type_name()
                 )));
             }
@@ -821,7 +860,7 @@ fn range(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
         return Err(Error::new(
             ErrorKind::Value,
             format!(
-                "Invalid argument: range() step must be an integer, got the float {}",
+                "Invalid argument: range step must be an integer, got float {}",
                 number_to_string(step)
             ),
         ));
@@ -829,7 +868,7 @@ fn range(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     if step == 0.0 {
         return Err(Error::new(
             ErrorKind::Value,
-            "Invalid argument: range() step must not be 0",
+            "Invalid argument: range step cannot be zero",
         ));
     }
     // `(end - start) / step` may overflow to infinity: the length then
@@ -1056,7 +1095,7 @@ mod tests {
         let e = err(json!([1]), "map", &[Value::Number(1.0)]);
         assert_eq!(
             e.message(),
-            "Type error: map() expects a function, got number"
+            "Type error: map expects function argument, got number"
         );
     }
 
@@ -1304,8 +1343,15 @@ mod tests {
         let e = err(json!([2, 1]), "sort", &[Value::from("desc")]);
         assert_eq!(
             e.message(),
-            "Type error: sort() expects a function, got string"
+            "Type error: sort expects function argument, got string"
         );
+        // A null comparator is no comparator (the reference's reading).
+        assert_eq!(
+            ok(json!([3, 1, 2]), "sort", &[Value::Null]),
+            j(json!([1, 2, 3]))
+        );
+        let e = err(json!([1, null]), "sort", &[Value::Null]);
+        assert!(e.message().contains("cannot order null values"), "{e}");
     }
 
     #[test]
@@ -1393,15 +1439,18 @@ mod tests {
             j(json!(["apple", "banana", "cherry"]))
         );
         assert_eq!(ok(json!([]), "sortBy", &[identity()]), j(json!([])));
+        let words = "Type error: sortBy key function must return all numbers or all strings";
         let e = err(json!([{"k": 1}, {}]), "sortBy", &[key]);
-        assert!(
-            e.message().contains("sortBy() cannot order null keys"),
-            "{e}"
-        );
+        assert_eq!(e.message(), format!("{words}, got null at index 1"));
         let e = err(json!([1, "a"]), "sortBy", &[identity()]);
+        assert_eq!(e.message(), format!("{words}, got number and string"));
+        // Boolean keys are refused (the reference's rule), though `sort()`
+        // orders booleans.
+        let e = err(json!([true, false]), "sortBy", &[identity()]);
+        assert_eq!(e.message(), format!("{words}, got boolean at index 0"));
         assert_eq!(
-            e.message(),
-            "Type error: sortBy() cannot compare number and string keys"
+            ok(json!([true, false]), "sort", &[]),
+            j(json!([false, true]))
         );
     }
 
@@ -1470,12 +1519,12 @@ mod tests {
         let e = err(json!([1]), "slice", &[Value::from("1")]);
         assert_eq!(
             e.message(),
-            "Type error: slice() start must be a number, got string"
+            "Type error: slice expects number argument as start, got string"
         );
         let e = err(json!([1]), "slice", &[Value::Number(0.0), Value::Null]);
         assert_eq!(
             e.message(),
-            "Type error: slice() end must be a number, got null"
+            "Type error: slice expects number argument as end, got null"
         );
     }
 
@@ -1502,7 +1551,7 @@ mod tests {
         let e = err(json!([1]), "join", &[Value::Number(1.0)]);
         assert_eq!(
             e.message(),
-            "Type error: join() separator must be a string, got number"
+            "Type error: join expects string argument as separator, got number"
         );
         let mut rt = Rt::default();
         let e = call(
@@ -1537,7 +1586,7 @@ mod tests {
         let e = err(json!([1]), "concat", &[Value::Number(3.0)]);
         assert_eq!(
             e.message(),
-            "Type error: concat() expects an array, got number"
+            "Type error: concat expects array argument, got number"
         );
         assert_eq!(
             ok(json!([[1, 2], [3, 4]]), "flat", &[]),
@@ -1592,7 +1641,7 @@ mod tests {
         assert_eq!(ok(json!([]), "zip", &[j(json!([1]))]), j(json!([])));
         assert_eq!(
             err(json!([1]), "zip", &[Value::Null]).message(),
-            "Type error: zip() expects an array, got null"
+            "Type error: zip expects array argument, got null"
         );
         assert_eq!(
             ok(json!([1, 2, 3]), "chunk", &[Value::Number(2.0)]),
@@ -1606,11 +1655,19 @@ mod tests {
         for bad in [0.0, -1.0, 1.5] {
             let e = err(json!([1]), "chunk", &[Value::Number(bad)]);
             assert_eq!(e.kind(), ErrorKind::Value);
-            assert!(e.message().contains("size must be an integer > 0"), "{e}");
+            assert_eq!(
+                e.message(),
+                format!(
+                    "Invalid argument: chunk size must be a positive integer, got {}",
+                    number_to_string(bad)
+                )
+            );
         }
+        let e = err(json!([1]), "chunk", &[Value::from("2")]);
+        assert_eq!(e.kind(), ErrorKind::Type);
         assert_eq!(
-            err(json!([1]), "chunk", &[Value::from("2")]).kind(),
-            ErrorKind::Type
+            e.message(),
+            "Type error: chunk size must be a positive integer, got string"
         );
     }
 
@@ -1693,18 +1750,30 @@ mod tests {
         );
         assert_eq!(ok(json!([1, 2]), "drop", &n(5.0)), j(json!([])));
         assert_eq!(ok(json!([1, 2]), "drop", &n(0.0)), j(json!([1, 2])));
+        // A negative count is 0 (the reference's rule).
+        for bad in [-1.0, -0.0, -1e300] {
+            assert_eq!(ok(json!([1, 2]), "take", &n(bad)), j(json!([])));
+            assert_eq!(ok(json!([1, 2]), "drop", &n(bad)), j(json!([1, 2])));
+        }
+        assert_eq!(ok(json!([]), "take", &n(-1.0)), j(json!([])));
+        assert_eq!(ok(json!([]), "drop", &n(-1.0)), j(json!([])));
         for name in ["take", "drop"] {
-            for bad in [-1.0, 0.5] {
+            for bad in [-1.5, 0.5] {
                 let e = err(json!([1]), name, &n(bad));
                 assert_eq!(e.kind(), ErrorKind::Value);
-                assert!(
-                    e.message().contains("must be a non-negative integer"),
-                    "{e}"
+                assert_eq!(
+                    e.message(),
+                    format!(
+                        "Invalid argument: {name} expects integer argument, got {}",
+                        number_to_string(bad)
+                    )
                 );
             }
+            let e = err(json!([1]), name, &[Value::from("1")]);
+            assert_eq!(e.kind(), ErrorKind::Type);
             assert_eq!(
-                err(json!([1]), name, &[Value::from("1")]).kind(),
-                ErrorKind::Type
+                e.message(),
+                format!("Type error: {name} expects integer argument, got string")
             );
         }
     }
@@ -1725,7 +1794,7 @@ mod tests {
         let e = err(json!([1, "a"]), "sum", &[]);
         assert_eq!(
             e.message(),
-            "Type error: sum() expects an array of numbers, got string at index 1"
+            "Type error: sum expects all elements to be numbers, got string at index 1"
         );
         let e = err(json!([1e308, 1e308]), "sum", &[]);
         assert_eq!(e.kind(), ErrorKind::Arithmetic);
@@ -1734,7 +1803,7 @@ mod tests {
         let e = err(json!([]), "avg", &[]);
         assert_eq!(
             (e.kind(), e.message()),
-            (ErrorKind::Value, "Cannot compute avg() of an empty array")
+            (ErrorKind::Value, "cannot compute average of empty array")
         );
         assert!(
             err(json!([1, "a"]), "avg", &[])
@@ -1791,11 +1860,19 @@ mod tests {
         assert_eq!(ok(json!([-1.5]), "max", &[]), Value::Number(-1.5));
         for name in ["min", "max"] {
             let e = err(json!([]), name, &[]);
-            assert!(e.message().contains("empty"), "{e}");
+            assert_eq!(
+                (e.kind(), e.message()),
+                (
+                    ErrorKind::Value,
+                    format!("cannot compute {name} of empty array").as_str()
+                )
+            );
             let e = err(json!(["a"]), name, &[]);
             assert_eq!(
                 e.message(),
-                format!("Type error: {name}() expects an array of numbers, got string at index 0")
+                format!(
+                    "Type error: {name} expects all elements to be numbers, got string at index 0"
+                )
             );
         }
         assert_eq!(ok(json!([1, 2, 3]), "first", &[]), Value::Number(1.0));
@@ -1841,7 +1918,7 @@ mod tests {
             call_function(&mut rt, function_id("range").unwrap(), &[Value::from("5")]).unwrap_err();
         assert_eq!(
             e.message(),
-            "Type error: range() expects numbers, got string"
+            "Type error: range expects number arguments, got string"
         );
         let e = call_function(&mut rt, function_id("range").unwrap(), &[]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Arity);

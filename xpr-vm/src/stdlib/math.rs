@@ -39,12 +39,12 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
     },
     FunctionDef {
         name: "min",
-        arity: Arity::AtLeast(1),
+        arity: Arity::AtLeast(2),
         call: min,
     },
     FunctionDef {
         name: "max",
-        arity: Arity::AtLeast(1),
+        arity: Arity::AtLeast(2),
         call: max,
     },
     FunctionDef {
@@ -171,7 +171,11 @@ fn sign(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     })
 }
 
-/// `min`/`max` over one or more numbers; 1 fuel plus 1 per argument.
+/// `min`/`max` over two or more numbers (the registry checks the count,
+/// spread arguments included); 1 fuel plus 1 per argument.
+///
+/// # Errors
+/// `Type error: NAME expects numbers, got T` (the reference's words).
 fn extremum(
     rt: &mut dyn Runtime,
     name: &str,
@@ -181,7 +185,12 @@ fn extremum(
     rt.fuel(1 + args.len() as u64)?;
     let mut best: Option<f64> = None;
     for v in args {
-        let n = expect_number(name, v)?;
+        let n = v.as_number().ok_or_else(|| {
+            Error::type_error(format_args!(
+                "{name} expects numbers, got {}",
+                v.type_name()
+            ))
+        })?;
         best = Some(match best {
             Some(b) if !pick_new(n, b) => b,
             _ => n,
@@ -321,17 +330,23 @@ mod tests {
     fn min_and_max_are_variadic() {
         assert_eq!(num("min", &[3.0, 1.0, 2.0]), 1.0);
         assert_eq!(num("max", &[3.0, 1.0, 2.0]), 3.0);
-        assert_eq!(num("max", &[-1.0]), -1.0);
+        assert_eq!(num("max", &[-1.0, -2.0]), -1.0);
         assert_eq!(num("min", &[2.0, 2.0]), 2.0);
-        let e = err("max", &[]);
-        assert_eq!(e.kind(), ErrorKind::Arity);
-        assert!(
-            e.message()
-                .contains("Wrong number of arguments for 'max': expected at least 1, got 0")
-        );
+        for (name, args) in [("max", vec![]), ("max", vec![-1.0]), ("min", vec![5.0])] {
+            let args: Vec<Value> = args.into_iter().map(Value::Number).collect();
+            let e = err(name, &args);
+            assert_eq!(e.kind(), ErrorKind::Arity);
+            assert_eq!(
+                e.message(),
+                format!(
+                    "Wrong number of arguments for '{name}': expected at least 2, got {}",
+                    args.len()
+                )
+            );
+        }
         let e = err("min", &[Value::Number(1.0), Value::from("2")]);
         assert_eq!(e.kind(), ErrorKind::Type);
-        assert_eq!(e.message(), "Type error: min expects a number, got string");
+        assert_eq!(e.message(), "Type error: min expects numbers, got string");
     }
 
     #[test]

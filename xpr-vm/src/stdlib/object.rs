@@ -191,21 +191,29 @@ fn has(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Err
             Ok(Value::Bool(o.get(k).is_some()))
         }
         other => Err(Error::type_error(format_args!(
-            "has() expects a string key, got {}",
+            "has expects string argument, got {}",
             other.map_or("nothing", Value::type_name)
         ))),
     }
 }
 
-/// `fromEntries(pairs)`: an object from `[key, value]` pairs, in order of
-/// first appearance of each key; a later pair with the same key replaces
-/// the value. A non-string key becomes its display form (`1` -> `"1"`).
+/// `fromEntries(pairs)`: an object from `[key, value]` pairs, keys in
+/// alphabetical (code-point) order as the reference builds it; a later pair
+/// with the same key replaces the value. A non-string key becomes its
+/// display form (`1` -> `"1"`). Elements of a pair past the second are
+/// ignored (as JavaScript and the reference do).
+///
+/// # Errors
+/// `Type error: fromEntries expects array, got T`; `Type error: fromEntries
+/// each element must be [key, value] pair, got T at index I` (or `got an
+/// array of N element(s)` for fewer than two).
 fn from_entries(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
+    const PAIR: &str = "fromEntries each element must be [key, value] pair";
     let pairs = match args.first() {
         Some(Value::Array(a)) => a,
         other => {
             return Err(Error::type_error(format_args!(
-                "fromEntries() expects an array of [key, value] pairs, got {}",
+                "fromEntries expects array, got {}",
                 other.map_or("nothing", Value::type_name)
             )));
         }
@@ -216,17 +224,21 @@ fn from_entries(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
         rt.fuel(ELEMENT_FUEL)?;
         let (k, v) = match pair {
             Value::Array(p) => match p.items() {
-                [k, v] => (k, v),
-                other => {
+                [k, v, ..] => (k, v),
+                [] => {
                     return Err(Error::type_error(format_args!(
-                        "fromEntries() expects [key, value] pairs, got an array of {} elements at index {i}",
-                        other.len()
+                        "{PAIR}, got an empty array at index {i}"
+                    )));
+                }
+                [_] => {
+                    return Err(Error::type_error(format_args!(
+                        "{PAIR}, got an array of 1 element at index {i}"
                     )));
                 }
             },
             other => {
                 return Err(Error::type_error(format_args!(
-                    "fromEntries() expects [key, value] pairs, got {} at index {i}",
+                    "{PAIR}, got {} at index {i}",
                     other.type_name()
                 )));
             }
@@ -239,6 +251,8 @@ fn from_entries(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
         rt.alloc(bytes)?;
         map.insert(key, v.clone());
     }
+    rt.fuel(sort_fuel(map.len()))?;
+    map.sort_unstable_keys();
     finish_object(rt, map)
 }
 
@@ -337,7 +351,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.message(),
-            "Type error: has() expects a string key, got number"
+            "Type error: has expects string argument, got number"
         );
         let e = call(
             &mut TestRuntime::default(),
@@ -381,10 +395,14 @@ mod tests {
             j(json!({"a": 1, "b": 2}))
         );
         assert_eq!(from_entries(j(json!([]))).unwrap(), j(json!({})));
-        // Later pairs win; the key keeps its first position.
-        let out = from_entries(j(json!([["a", 1], ["b", 2], ["a", 3]]))).unwrap();
-        assert_eq!(out, j(json!({"a": 3, "b": 2})));
-        assert_eq!(key_list(&out), ["a", "b"]);
+        // Later pairs win; keys end in code-point order, whatever order
+        // the pairs came in.
+        let out = from_entries(j(json!([["b", 1], ["a", 2], ["b", 3], ["B", 4]]))).unwrap();
+        assert_eq!(out, j(json!({"a": 2, "b": 3, "B": 4})));
+        assert_eq!(key_list(&out), ["B", "a", "b"]);
+        // Elements of a pair past the second are ignored.
+        let out = from_entries(j(json!([["a", 1, 2], ["b", 3, 4, 5]]))).unwrap();
+        assert_eq!(out, j(json!({"a": 1, "b": 3})));
         // Non-string keys: their display form.
         let out = from_entries(j(json!([
             [1, "x"],
@@ -394,7 +412,7 @@ mod tests {
             [[1, 2], 0]
         ])))
         .unwrap();
-        assert_eq!(key_list(&out), ["1", "1.5", "true", "null", "[1,2]"]);
+        assert_eq!(key_list(&out), ["1", "1.5", "[1,2]", "null", "true"]);
         // Round trip with entries().
         let obj = j(json!({"z": [1], "a": {"b": null}}));
         let back =
@@ -407,21 +425,17 @@ mod tests {
         let e = from_entries(Value::Number(42.0)).unwrap_err();
         assert_eq!(
             e.message(),
-            "Type error: fromEntries() expects an array of [key, value] pairs, got number"
+            "Type error: fromEntries expects array, got number"
         );
-        let e = from_entries(j(json!([1, 2]))).unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Type error: fromEntries() expects [key, value] pairs, got number at index 0"
-        );
-        for bad in [
-            json!([["a"]]),
-            json!([["a", 1, 2]]),
-            json!([[]]),
-            json!([["a", 1], "ab"]),
+        let words = "Type error: fromEntries each element must be [key, value] pair";
+        for (bad, detail) in [
+            (json!([1, 2]), "got number at index 0"),
+            (json!([["a"]]), "got an array of 1 element at index 0"),
+            (json!([["a", 1], []]), "got an empty array at index 1"),
+            (json!([["a", 1], "ab"]), "got string at index 1"),
         ] {
             let e = from_entries(j(bad.clone())).unwrap_err();
-            assert!(e.message().contains("pair"), "{bad}: {e}");
+            assert_eq!(e.message(), format!("{words}, {detail}"), "{bad}");
             assert_eq!(e.kind(), ErrorKind::Type);
         }
         let mut rt = TestRuntime::default();

@@ -195,6 +195,39 @@ pub fn check_sortable<'a>(
     Ok(())
 }
 
+/// Checks the keys of `sortBy`: all numbers or all strings (as the
+/// reference requires; booleans, null and containers are refused).
+///
+/// # Errors
+/// `Type error: sortBy key function must return all numbers or all
+/// strings, got T at index I` for a key of another kind, `..., got T1 and
+/// T2` for a mix of numbers and strings.
+pub fn check_sort_keys(keys: &[Value]) -> Result<(), Error> {
+    const WORDS: &str = "sortBy key function must return all numbers or all strings";
+    let mut kind: Option<&'static str> = None;
+    for (i, k) in keys.iter().enumerate() {
+        let t = match k {
+            Value::Number(_) | Value::String(_) => k.type_name(),
+            other => {
+                return Err(Error::type_error(format_args!(
+                    "{WORDS}, got {} at index {i}",
+                    other.type_name()
+                )));
+            }
+        };
+        match kind {
+            None => kind = Some(t),
+            Some(first) if first != t => {
+                return Err(Error::type_error(format_args!(
+                    "{WORDS}, got {first} and {t}"
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Reads a comparator's result: negative orders `a` first, positive `b`
 /// first, zero keeps the input order.
 ///
@@ -344,13 +377,36 @@ mod tests {
             e.message(),
             "Type error: sort() cannot compare number and string values"
         );
-        let e = check_sortable("sortBy", "keys", &[Value::Null]).unwrap_err();
+        let e = check_sortable("sort", "values", &[Value::Null]).unwrap_err();
         assert!(
-            e.message().contains("cannot order null keys"),
+            e.message().contains("cannot order null values"),
             "{}",
             e.message()
         );
         assert_eq!(e.kind(), ErrorKind::Type);
+    }
+
+    #[test]
+    fn sort_keys_are_all_numbers_or_all_strings() {
+        let v = |x: f64| Value::Number(x);
+        assert!(check_sort_keys(&[]).is_ok());
+        assert!(check_sort_keys(&[v(2.0), v(1.0)]).is_ok());
+        assert!(check_sort_keys(&[Value::from("b"), Value::from("a")]).is_ok());
+        let words = "Type error: sortBy key function must return all numbers or all strings";
+        for (keys, detail) in [
+            (vec![v(1.0), Value::Null], "got null at index 1"),
+            (vec![Value::Bool(true)], "got boolean at index 0"),
+            (vec![v(1.0), Value::array(vec![])], "got array at index 1"),
+            (
+                vec![v(1.0), v(2.0), Value::from("a")],
+                "got number and string",
+            ),
+            (vec![Value::from("a"), v(1.0)], "got string and number"),
+        ] {
+            let e = check_sort_keys(&keys).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Type);
+            assert_eq!(e.message(), format!("{words}, {detail}"));
+        }
     }
 
     #[test]
