@@ -638,6 +638,15 @@ impl Lexer {
                     self.i += 1;
                     out.push(self.escape(bs, true)?);
                 }
+                Some('\r') => {
+                    // A raw CR LF or lone CR is a line feed, as in JavaScript
+                    // templates (the escape `\r` above stays a CR).
+                    out.push('\n');
+                    self.i += 1;
+                    if self.peek() == Some('\n') {
+                        self.i += 1;
+                    }
+                }
                 Some(c) => {
                     out.push(c);
                     self.i += 1;

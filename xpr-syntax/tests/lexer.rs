@@ -71,6 +71,24 @@ fn templates_nest_with_braces_strings_and_templates() {
 }
 
 #[test]
+fn raw_carriage_returns_in_templates_become_line_feeds() {
+    // A raw CR LF and a lone CR are one LF each, as in JavaScript; the
+    // escape `\r` stays a CR, and quoted strings are not touched.
+    assert_eq!(
+        toks("`a\r\nb\rc\n\r\\r`"),
+        vec![Tok::Template("a\nb\nc\n\n\r".into())]
+    );
+    let t = toks("`\r${x}\r\n${y}\r\n`");
+    assert_eq!(t.first(), Some(&Tok::TemplateHead("\n".into())));
+    assert!(t.contains(&Tok::TemplateMiddle("\n".into())));
+    assert_eq!(t.last(), Some(&Tok::TemplateTail("\n".into())));
+    // Spans still count the characters of the source, CRs included.
+    let lexed = tokenize("`a\r\nb` + `\r\r\n`", 50);
+    let spans: Vec<(u32, u32)> = lexed.tokens.iter().map(|t| (t.0, t.2)).collect();
+    assert_eq!(spans, vec![(0, 6), (7, 8), (9, 14)]);
+}
+
+#[test]
 fn arrow_parens_are_marked() {
     let t = toks("((a, b) => a)(1)");
     assert_eq!(

@@ -276,6 +276,9 @@ fn error_positions_are_character_offsets() {
         ("(\"€\" + 1", 0, "Unmatched '('"),
         ("\"€€\" +", 6, "Unexpected end of expression"),
         ("let {a, b: [c, a]} = o; a", 15, "duplicate binding 'a'"),
+        // A raw CR LF in a template reads as one LF but spans two characters.
+        ("`a\r\nb\r` + @", 10, "Unexpected token '@'"),
+        ("`\r\n${1 +}`", 8, "Unexpected token '}`'"),
     ];
     for &(src, pos, msg) in cases {
         let err = parse(src).expect_err(src);

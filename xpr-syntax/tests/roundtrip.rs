@@ -535,6 +535,7 @@ fn parsed_sources_round_trip() {
         "a - (b - c)",
         "(a ?? b) ?? c",
         "a ?? (b ?? c)",
+        "`a\r\nb\rc${x}\r\n\\r`",
     ];
     for s in sources {
         let mut first = parse(s).expect(s);
@@ -543,6 +544,16 @@ fn parsed_sources_round_trip() {
         erase(&mut again);
         assert_eq!(first, again, "{s} printed as {}", print(&first));
     }
+}
+
+#[test]
+fn raw_carriage_returns_in_templates_print_as_line_feeds() {
+    // The raw CR LF and CR are read as LF and printed as LF; the escape
+    // `\r` (a CR in the value) is printed as the escape.
+    let tree = parse("`a\r\nb\rc${x}\\r`").expect("parses");
+    let text = print(&tree);
+    assert_eq!(text, "`a\nb\nc${x}\\r`");
+    assert_eq!(print(&parse(&text).expect("parses")), text);
 }
 
 /// Fragments of XPR text; random sequences of them reach most grammar
@@ -604,6 +615,8 @@ const FRAGMENTS: &[&str] = &[
     "😀",
     "\\",
     "@",
+    "\r\n",
+    "\r",
 ];
 
 proptest! {
