@@ -2,7 +2,8 @@
 //! compiling patterns with RE2 semantics, the global functions `matches`,
 //! `match`, `matchAll`, `replacePattern`, the regex method `test`, and the
 //! helpers the string methods `match`, `replace` and `split` use for their
-//! regex overloads.
+//! regex overloads. Replacement templates (`$1`, `$&`, `` $` ``, ...) are
+//! expanded by the submodule `replacement`, as JavaScript expands them.
 //!
 //! # RE2 semantics on the `regex` crate
 //! The `regex` crate is RE2-like (linear time, no lookaround or
@@ -37,6 +38,7 @@
 
 use std::sync::Arc;
 
+use self::replacement::Template;
 use super::{FunctionDef, MethodDef};
 use crate::error::{Error, ErrorKind};
 use crate::function::Arity;
@@ -74,6 +76,8 @@ pub const MAX_PATTERN_BYTES: usize = 32 << 10;
 /// 16 bytes scanned (`n` the characters such repetitions match; 3 to 100
 /// fuel per byte) instead of `1 + size / 64`.
 pub const EXPLOSIVE_COUNT: u64 = 12;
+
+mod replacement;
 
 /// Global functions of this module: `matches`, `match`, `matchAll`,
 /// `replacePattern`.
@@ -958,63 +962,6 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
     Ok(Value::array(items))
 }
 
-/// One piece of a parsed replacement template.
-#[derive(Debug, Clone, PartialEq)]
-enum Piece<'t> {
-    Text(&'t str),
-    Group(usize),
-}
-
-/// Parses a JavaScript-style replacement template for a regex with
-/// `groups` capture groups: `$$` is `$`, `$&` the whole match (group 0),
-/// `$n` and `$nn` a group that exists (two digits only when that group
-/// exists, else one digit and a literal digit), anything else literal
-/// (`$0`, `$<name>`, `${name}`, `` $` ``, `$'`, a lone `$`).
-fn parse_template(t: &str, groups: usize) -> Vec<Piece<'_>> {
-    let mut pieces = Vec::new();
-    let bytes = t.as_bytes();
-    let mut lit_start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes.get(i) != Some(&b'$') {
-            i += 1;
-            continue;
-        }
-        let d1 = bytes.get(i + 1).copied();
-        let digit = |b: Option<u8>| b.filter(u8::is_ascii_digit).map(|b| usize::from(b - b'0'));
-        let (piece, len) = match (d1, digit(d1)) {
-            (Some(b'$'), _) => (Piece::Text("$"), 2),
-            (Some(b'&'), _) => (Piece::Group(0), 2),
-            (_, Some(a)) => match digit(bytes.get(i + 2).copied()) {
-                Some(b) if (1..=groups).contains(&(a * 10 + b)) => (Piece::Group(a * 10 + b), 3),
-                _ if (1..=groups).contains(&a) => (Piece::Group(a), 2),
-                _ => {
-                    i += 2;
-                    continue;
-                }
-            },
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        if let Some(text) = t.get(lit_start..i)
-            && !text.is_empty()
-        {
-            pieces.push(Piece::Text(text));
-        }
-        pieces.push(piece);
-        i += len;
-        lit_start = i;
-    }
-    if let Some(text) = t.get(lit_start..)
-        && !text.is_empty()
-    {
-        pieces.push(Piece::Text(text));
-    }
-    pieces
-}
-
 /// Appends `piece` to `out`, charging its bytes of memory and `bytes / 16`
 /// fuel first.
 fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Error> {
@@ -1029,12 +976,13 @@ fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Err
 }
 
 /// Replaces every non-overlapping match of `re` in `s` by `replacement`,
-/// substituted JavaScript-style (see `parse_template`: `$n`, `$nn`, `$&`,
-/// `$$`; anything else literal; a group that did not participate gives "").
+/// expanded by JavaScript's rules (see the `replacement` submodule: `$n`, `$nn`,
+/// `$<name>`, `$&`, `` $` ``, `$'`, `$$`).
 ///
-/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
-/// per match, and, for every piece of the result, its bytes of memory
-/// (before appending) and bytes / 16 fuel.
+/// Charges [`scan_fuel`], `replacement bytes / 16` for reading the
+/// template, [`rescan_fuel`] for every later search, one fuel per match
+/// plus the expansion's fuel, and, for every piece of the result, its bytes
+/// of memory (before appending) and bytes / 16 fuel.
 ///
 /// # Errors
 /// Fuel or memory errors.
@@ -1045,12 +993,10 @@ pub fn replace_all(
     replacement: &str,
 ) -> Result<String, Error> {
     charge_scan(rt, re, s)?;
+    rt.fuel(replacement.len() as u64 / SCAN_BYTES_PER_FUEL)?;
     let compiled = re.compiled();
-    let groups = compiled.captures_len().saturating_sub(1);
-    let template = parse_template(replacement, groups);
-    let needs_groups = template
-        .iter()
-        .any(|p| matches!(p, Piece::Group(n) if *n > 0));
+    let template = Template::parse(replacement, compiled);
+    let needs_groups = template.needs_groups();
     let mut out = String::new();
     let mut last = 0;
     let mut locs = compiled.capture_locations();
@@ -1065,16 +1011,7 @@ pub fn replace_all(
         let Some(m) = found else { break };
         rt.fuel(1)?;
         append(rt, &mut out, s.get(last..m.start()).unwrap_or(""))?;
-        for piece in &template {
-            match piece {
-                Piece::Text(t) => append(rt, &mut out, t)?,
-                Piece::Group(0) => append(rt, &mut out, m.as_str())?,
-                Piece::Group(n) => {
-                    let text = locs.get(*n).and_then(|(a, b)| s.get(a..b)).unwrap_or("");
-                    append(rt, &mut out, text)?;
-                }
-            }
-        }
+        template.expand(rt, &mut out, s, (m.start(), m.end()), &locs)?;
         last = m.end();
         pos = if m.is_empty() {
             next_char(s, m.end())
@@ -1486,42 +1423,6 @@ mod tests {
         let hay = format!("{}!", "a".repeat(5000));
         assert!(!re("^(a|a)*$").compiled().is_match(&hay));
         assert!(!re("^(a+)+$").compiled().is_match(&hay));
-    }
-
-    #[test]
-    fn template_parsing() {
-        assert_eq!(replace(r"(\w)(\w)", "ab", "$2$1"), "ba");
-        assert_eq!(
-            replace(r"(\w)", "ab", "$1a"),
-            "aaba",
-            "$1a is group 1 then 'a'"
-        );
-        assert_eq!(
-            replace(r"(b)", "abc", "[$10]"),
-            "a[b0]c",
-            "$10 with one group"
-        );
-        assert_eq!(replace(r"(b)", "abc", "[$01]"), "a[b]c");
-        assert_eq!(
-            replace(r"b", "abc", "[$1]"),
-            "a[$1]c",
-            "missing group is literal"
-        );
-        assert_eq!(replace(r"b", "abc", "[$0]"), "a[$0]c");
-        assert_eq!(replace(r"(b)", "abc", "[$00]"), "a[$00]c");
-        assert_eq!(replace(r"b", "abc", "[$$]"), "a[$]c");
-        assert_eq!(replace(r"b", "abc", "[$$1]"), "a[$1]c");
-        assert_eq!(replace(r"b", "abc", "[$&$&]"), "a[bb]c");
-        assert_eq!(replace(r"b", "abc", "$"), "a$c");
-        assert_eq!(replace(r"b", "abc", "x$"), "ax$c");
-        assert_eq!(replace(r"(?P<n>b)", "abc", "${n}$<n>$n"), "a${n}$<n>$nc");
-        assert_eq!(replace(r"b", "abc", "$`$'"), "a$`$'c");
-        assert_eq!(replace(r"b", "abc", "é$&é"), "aébéc");
-        let twelve = "(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)(l)";
-        assert_eq!(replace(twelve, "abcdefghijkl", "$12$11$10$9"), "lkji");
-        assert_eq!(replace(twelve, "abcdefghijkl", "$13"), "a3");
-        // A group that did not participate gives "".
-        assert_eq!(replace(r"(x)?b", "abc", "[$1]"), "a[]c");
     }
 
     #[test]

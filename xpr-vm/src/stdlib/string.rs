@@ -401,8 +401,8 @@ fn split(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value
 
 /// `replace(pattern, replacement)`: every occurrence. A string pattern is
 /// literal (no `$` substitution); a regex pattern replaces every match,
-/// with `$n`, `$nn`, `$&` and `$$` substituted as in JavaScript (see
-/// [`super::regex::replace_all`]).
+/// with JavaScript's replacement patterns (`$n`, `$nn`, `$<name>`, `$&`,
+/// `` $` ``, `$'`, `$$`) expanded (see [`super::regex::replace_all`]).
 fn replace(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value, Error> {
     let s = text("replace", receiver)?;
     let pattern = arg("replace", args, 0)?;
