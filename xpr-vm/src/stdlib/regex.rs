@@ -1088,11 +1088,13 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
 
 // ------------------------------------------------------------ built-ins
 
-/// The string argument `what` of `name`, or a type error.
-fn expect_str<'v>(name: &str, what: &str, v: &'v Value) -> Result<&'v str, Error> {
+/// The subject string (first argument) of `name`, or
+/// `Type error: NAME expects string as first argument, got T` (the Python
+/// reference's words `NAME expects string`, then which argument and its type).
+fn subject<'v>(name: &str, v: &'v Value) -> Result<&'v str, Error> {
     v.as_str().ok_or_else(|| {
         Error::type_error(format_args!(
-            "{name} expects a string as {what}, got {}",
+            "{name} expects string as first argument, got {}",
             v.type_name()
         ))
     })
@@ -1100,12 +1102,14 @@ fn expect_str<'v>(name: &str, what: &str, v: &'v Value) -> Result<&'v str, Error
 
 /// The pattern argument: a string (compiled with no flags through the
 /// runtime's regex cache) or a regex value (used as is, with its flags).
+/// Anything else is `Type error: NAME pattern must be string or regex, got T`
+/// (the reference's `NAME pattern must be string`, which takes strings only).
 fn pattern_arg(rt: &mut dyn Runtime, name: &str, v: &Value) -> Result<Arc<Regex>, Error> {
     match v {
         Value::String(p) => rt.regex(p, ""),
         Value::Regex(r) => Ok(Arc::clone(r)),
         other => Err(Error::type_error(format_args!(
-            "{name} expects a string or regex as pattern, got {}",
+            "{name} pattern must be string or regex, got {}",
             other.type_name()
         ))),
     }
@@ -1115,7 +1119,7 @@ fn fn_matches(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     let [s, p] = args else {
         return Err(arity_bug("matches"));
     };
-    let s = expect_str("matches", "first argument", s)?;
+    let s = subject("matches", s)?;
     let re = pattern_arg(rt, "matches", p)?;
     is_match(rt, &re, s).map(Value::Bool)
 }
@@ -1124,7 +1128,7 @@ fn fn_match(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     let [s, p] = args else {
         return Err(arity_bug("match"));
     };
-    let s = expect_str("match", "first argument", s)?;
+    let s = subject("match", s)?;
     let re = pattern_arg(rt, "match", p)?;
     find_value(rt, &re, s)
 }
@@ -1133,7 +1137,7 @@ fn fn_match_all(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     let [s, p] = args else {
         return Err(arity_bug("matchAll"));
     };
-    let s = expect_str("matchAll", "first argument", s)?;
+    let s = subject("matchAll", s)?;
     let re = pattern_arg(rt, "matchAll", p)?;
     match_all_values(rt, &re, s)
 }
@@ -1142,9 +1146,20 @@ fn fn_replace_pattern(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Err
     let [s, p, r] = args else {
         return Err(arity_bug("replacePattern"));
     };
-    let s = expect_str("replacePattern", "first argument", s)?;
+    let s = subject("replacePattern", s)?;
+    let bad_replacement = || {
+        Error::type_error(format_args!(
+            "replacePattern replacement must be string, got {}",
+            r.type_name()
+        ))
+    };
+    // Argument types first, then the pattern's syntax (as the reference
+    // checks them): a bad replacement is reported before an invalid pattern.
+    if r.as_str().is_none() && matches!(p, Value::String(_) | Value::Regex(_)) {
+        return Err(bad_replacement());
+    }
     let re = pattern_arg(rt, "replacePattern", p)?;
-    let r = expect_str("replacePattern", "replacement", r)?;
+    let r = r.as_str().ok_or_else(bad_replacement)?;
     replace_all(rt, &re, s, r).map(Value::from)
 }
 
@@ -1157,7 +1172,7 @@ fn method_test(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result
     };
     let s = s.as_str().ok_or_else(|| {
         Error::type_error(format_args!(
-            "test expects a string argument, got {}",
+            "test expects string argument, got {}",
             s.type_name()
         ))
     })?;
@@ -1536,6 +1551,45 @@ mod tests {
         type_err(call("matches", &[s("a"), Value::from(1.0)]));
         type_err(call("match", &[s("a"), Value::Null]));
         type_err(call("replacePattern", &[s("a"), s("a"), Value::from(1.0)]));
+        // The Python reference's words, then the argument's type.
+        let message = |name: &str, args: &[Value]| match call(name, args) {
+            Err(e) => e.message().to_string(),
+            Ok(v) => panic!("{name}: {v:?}"),
+        };
+        for f in ["matches", "match", "matchAll"] {
+            assert_eq!(
+                message(f, &[Value::Null, s("x")]),
+                format!("Type error: {f} expects string as first argument, got null")
+            );
+            assert_eq!(
+                message(f, &[s("x"), Value::from(true)]),
+                format!("Type error: {f} pattern must be string or regex, got boolean")
+            );
+        }
+        assert_eq!(
+            message("replacePattern", &[Value::from(1.0), s("x"), s("y")]),
+            "Type error: replacePattern expects string as first argument, got number"
+        );
+        assert_eq!(
+            message("replacePattern", &[s("x"), Value::array(vec![]), s("y")]),
+            "Type error: replacePattern pattern must be string or regex, got array"
+        );
+        assert_eq!(
+            message("replacePattern", &[s("x"), s("y"), Value::Null]),
+            "Type error: replacePattern replacement must be string, got null"
+        );
+        // Argument types are checked before the pattern is compiled.
+        assert_eq!(
+            message("replacePattern", &[s("x"), s("[bad"), Value::from(1.0)]),
+            "Type error: replacePattern replacement must be string, got number"
+        );
+        assert_eq!(
+            message(
+                "replacePattern",
+                &[s("x"), Value::from(1.0), Value::from(1.0)]
+            ),
+            "Type error: replacePattern pattern must be string or regex, got number"
+        );
         for f in ["matches", "match", "matchAll"] {
             match call(f, &[s("test"), s("[invalid")]) {
                 Err(e) => {
@@ -1574,12 +1628,29 @@ mod tests {
         assert_eq!(t(s("")).ok(), Some(Value::Bool(false)));
         type_err(t(Value::from(42.0)));
         type_err(t(Value::Null));
+        match t(Value::from(42.0)) {
+            Err(e) => assert_eq!(
+                e.message(),
+                "Type error: test expects string argument, got number"
+            ),
+            Ok(v) => panic!("{v:?}"),
+        }
         // `test` on a string is no method of strings.
         let mut rt = TestRuntime::default();
         match crate::stdlib::call_method(&mut rt, id, &s("x"), &[s("x")]) {
             Err(e) => assert!(e.message().contains("cannot call method 'test' on string")),
             Ok(v) => panic!("{v:?}"),
         }
+        // A method regexes lack: the reference's words, with a hint.
+        let upper = crate::stdlib::method_id("upper").unwrap_or(u16::MAX);
+        match crate::stdlib::call_method(&mut rt, upper, &rx("a"), &[]) {
+            Err(e) => assert_eq!(e.message(), "Type error: regex has no method 'upper'"),
+            Ok(v) => panic!("{v:?}"),
+        }
+        assert_eq!(
+            crate::stdlib::no_such_method("tset", &rx("a")).message(),
+            "Type error: regex has no method 'tset' (did you mean 'test'?)"
+        );
     }
 
     #[test]
