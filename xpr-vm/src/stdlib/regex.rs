@@ -20,7 +20,8 @@
 //! - `\Q...\E` quotes literal text; `\0`, `\012` are octal escapes; `\1`
 //!   (a backreference) is rejected; `\<` and `\>` are the literal characters;
 //! - inline flags are limited to RE2's `i m s U` (the crate's `x`, `u`, `R`
-//!   are rejected), and lookaround groups are rejected with a clear message.
+//!   are rejected), and lookaround and atomic groups are rejected with a
+//!   clear message.
 //!
 //! Compilation is bounded: compiled program size 1 MiB, lazy DFA cache 2 MiB,
 //! nesting 64, so no pattern can make compiling or matching blow up.
@@ -782,6 +783,7 @@ fn translate_group_open(cs: &[char], i: usize, out: &mut String) -> Result<(usiz
     };
     match cs.get(i + 2) {
         Some('=') | Some('!') => Err("lookahead is not supported".to_string()),
+        Some('>') => Err("atomic groups are not supported".to_string()),
         Some('<') if matches!(cs.get(i + 3), Some('=') | Some('!')) => {
             Err("lookbehind is not supported".to_string())
         }
@@ -1365,6 +1367,7 @@ mod tests {
         rejected(r"\pX{");
         rejected(r"[\Q]\E]");
         assert!(rejected("(?=a)").contains("lookahead"));
+        assert!(rejected("(?>a)").contains("atomic groups are not supported"));
     }
 
     #[test]
@@ -1412,6 +1415,8 @@ mod tests {
         assert_eq!(first_match(&re(r"(?U)a+"), "aaa"), Some("a"));
         assert_eq!(first_match(&re(r"a+?"), "aaa"), Some("a"));
         assert!(re(r"\x41\x{42}\p{Greek}\PL").compiled().is_match("ABα1"));
+        // `\u` with four hex digits (not RE2, but JavaScript and Python).
+        assert!(re(r"^\u0041$").compiled().is_match("A"));
     }
 
     #[test]
