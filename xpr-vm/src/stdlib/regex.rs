@@ -31,7 +31,8 @@
 //! ([`scan_fuel`]), where the regex's scan cost is 1 for patterns of up to
 //! 63 estimated automaton states and grows by one per 64 more; every
 //! match found by `matchAll`, `replacePattern`/`replace` and `split` costs one
-//! more, plus `bytes / 16` of the text it produces, and each search after
+//! more, plus `bytes / 16` of the text it produces (a replacement also one
+//! per piece of its template, see `replacement`), and each search after
 //! the first costs [`rescan_fuel`] (nothing, except for patterns whose
 //! searches may read far past their match). Memory is charged (through
 //! [`Runtime::alloc`]) before each result string or array is built: a
