@@ -237,8 +237,8 @@ fn kind_of(receiver: &Value) -> Option<usize> {
 /// Calls method `id` on `receiver`, checking the receiver's type and the arity.
 ///
 /// # Errors
-/// `Type error: cannot call method 'm' on T` (T as `type()` names it),
-/// the arity error, or whatever the method raises.
+/// `Type error: cannot call method 'm' on T` (T as `type()` names it;
+/// `regex has no method 'm'` for a regex), the arity error, or whatever the method raises.
 pub fn call_method(
     rt: &mut dyn Runtime,
     id: u16,
@@ -302,6 +302,8 @@ pub(crate) fn call_method_def(
 /// The error for calling a method the receiver's type does not have,
 /// with the nearest method that type has when `name` looks like a typo of
 /// it (`cannot call method 'filtr' on array (did you mean 'filter'?)`).
+/// A regex receiver gets the Python reference's words instead: `regex has
+/// no method 'exec'`.
 #[cold]
 pub fn no_such_method(name: &str, receiver: &Value) -> Error {
     let kind = kind_of(receiver);
@@ -313,10 +315,14 @@ pub fn no_such_method(name: &str, receiver: &Value) -> Error {
                 .is_some_and(Option::is_some)
         })
         .map(|m| m.name);
+    let hint = crate::suggest::did_you_mean(name, names);
+    if let Value::Regex(_) = receiver {
+        // The Python reference's words for a regex receiver.
+        return Error::type_error(format_args!("regex has no method '{name}'{hint}"));
+    }
     Error::type_error(format_args!(
-        "cannot call method '{name}' on {}{}",
+        "cannot call method '{name}' on {}{hint}",
         receiver.type_name(),
-        crate::suggest::did_you_mean(name, names)
     ))
 }
 

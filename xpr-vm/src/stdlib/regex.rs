@@ -2,7 +2,8 @@
 //! compiling patterns with RE2 semantics, the global functions `matches`,
 //! `match`, `matchAll`, `replacePattern`, the regex method `test`, and the
 //! helpers the string methods `match`, `replace` and `split` use for their
-//! regex overloads.
+//! regex overloads. Replacement templates (`$1`, `$&`, `` $` ``, ...) are
+//! expanded by the submodule `replacement`, as JavaScript expands them.
 //!
 //! # RE2 semantics on the `regex` crate
 //! The `regex` crate is RE2-like (linear time, no lookaround or
@@ -19,7 +20,8 @@
 //! - `\Q...\E` quotes literal text; `\0`, `\012` are octal escapes; `\1`
 //!   (a backreference) is rejected; `\<` and `\>` are the literal characters;
 //! - inline flags are limited to RE2's `i m s U` (the crate's `x`, `u`, `R`
-//!   are rejected), and lookaround groups are rejected with a clear message.
+//!   are rejected), and lookaround and atomic groups are rejected with a
+//!   clear message.
 //!
 //! Compilation is bounded: compiled program size 1 MiB, lazy DFA cache 2 MiB,
 //! nesting 64, so no pattern can make compiling or matching blow up.
@@ -29,7 +31,8 @@
 //! ([`scan_fuel`]), where the regex's scan cost is 1 for patterns of up to
 //! 63 estimated automaton states and grows by one per 64 more; every
 //! match found by `matchAll`, `replacePattern`/`replace` and `split` costs one
-//! more, plus `bytes / 16` of the text it produces, and each search after
+//! more, plus `bytes / 16` of the text it produces (a replacement also one
+//! per piece of its template, see `replacement`), and each search after
 //! the first costs [`rescan_fuel`] (nothing, except for patterns whose
 //! searches may read far past their match). Memory is charged (through
 //! [`Runtime::alloc`]) before each result string or array is built: a
@@ -37,6 +40,7 @@
 
 use std::sync::Arc;
 
+use self::replacement::Template;
 use super::{FunctionDef, MethodDef};
 use crate::error::{Error, ErrorKind};
 use crate::function::Arity;
@@ -74,6 +78,8 @@ pub const MAX_PATTERN_BYTES: usize = 32 << 10;
 /// 16 bytes scanned (`n` the characters such repetitions match; 3 to 100
 /// fuel per byte) instead of `1 + size / 64`.
 pub const EXPLOSIVE_COUNT: u64 = 12;
+
+mod replacement;
 
 /// Global functions of this module: `matches`, `match`, `matchAll`,
 /// `replacePattern`.
@@ -778,6 +784,7 @@ fn translate_group_open(cs: &[char], i: usize, out: &mut String) -> Result<(usiz
     };
     match cs.get(i + 2) {
         Some('=') | Some('!') => Err("lookahead is not supported".to_string()),
+        Some('>') => Err("atomic groups are not supported".to_string()),
         Some('<') if matches!(cs.get(i + 3), Some('=') | Some('!')) => {
             Err("lookbehind is not supported".to_string())
         }
@@ -958,63 +965,6 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
     Ok(Value::array(items))
 }
 
-/// One piece of a parsed replacement template.
-#[derive(Debug, Clone, PartialEq)]
-enum Piece<'t> {
-    Text(&'t str),
-    Group(usize),
-}
-
-/// Parses a JavaScript-style replacement template for a regex with
-/// `groups` capture groups: `$$` is `$`, `$&` the whole match (group 0),
-/// `$n` and `$nn` a group that exists (two digits only when that group
-/// exists, else one digit and a literal digit), anything else literal
-/// (`$0`, `$<name>`, `${name}`, `` $` ``, `$'`, a lone `$`).
-fn parse_template(t: &str, groups: usize) -> Vec<Piece<'_>> {
-    let mut pieces = Vec::new();
-    let bytes = t.as_bytes();
-    let mut lit_start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes.get(i) != Some(&b'$') {
-            i += 1;
-            continue;
-        }
-        let d1 = bytes.get(i + 1).copied();
-        let digit = |b: Option<u8>| b.filter(u8::is_ascii_digit).map(|b| usize::from(b - b'0'));
-        let (piece, len) = match (d1, digit(d1)) {
-            (Some(b'$'), _) => (Piece::Text("$"), 2),
-            (Some(b'&'), _) => (Piece::Group(0), 2),
-            (_, Some(a)) => match digit(bytes.get(i + 2).copied()) {
-                Some(b) if (1..=groups).contains(&(a * 10 + b)) => (Piece::Group(a * 10 + b), 3),
-                _ if (1..=groups).contains(&a) => (Piece::Group(a), 2),
-                _ => {
-                    i += 2;
-                    continue;
-                }
-            },
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        if let Some(text) = t.get(lit_start..i)
-            && !text.is_empty()
-        {
-            pieces.push(Piece::Text(text));
-        }
-        pieces.push(piece);
-        i += len;
-        lit_start = i;
-    }
-    if let Some(text) = t.get(lit_start..)
-        && !text.is_empty()
-    {
-        pieces.push(Piece::Text(text));
-    }
-    pieces
-}
-
 /// Appends `piece` to `out`, charging its bytes of memory and `bytes / 16`
 /// fuel first.
 fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Error> {
@@ -1029,12 +979,13 @@ fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Err
 }
 
 /// Replaces every non-overlapping match of `re` in `s` by `replacement`,
-/// substituted JavaScript-style (see `parse_template`: `$n`, `$nn`, `$&`,
-/// `$$`; anything else literal; a group that did not participate gives "").
+/// expanded by JavaScript's rules (see the `replacement` submodule: `$n`, `$nn`,
+/// `$<name>`, `$&`, `` $` ``, `$'`, `$$`).
 ///
-/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
-/// per match, and, for every piece of the result, its bytes of memory
-/// (before appending) and bytes / 16 fuel.
+/// Charges [`scan_fuel`], `replacement bytes / 16` for reading the
+/// template, [`rescan_fuel`] for every later search, one fuel per match
+/// plus the expansion's fuel, and, for every piece of the result, its bytes
+/// of memory (before appending) and bytes / 16 fuel.
 ///
 /// # Errors
 /// Fuel or memory errors.
@@ -1045,12 +996,10 @@ pub fn replace_all(
     replacement: &str,
 ) -> Result<String, Error> {
     charge_scan(rt, re, s)?;
+    rt.fuel(replacement.len() as u64 / SCAN_BYTES_PER_FUEL)?;
     let compiled = re.compiled();
-    let groups = compiled.captures_len().saturating_sub(1);
-    let template = parse_template(replacement, groups);
-    let needs_groups = template
-        .iter()
-        .any(|p| matches!(p, Piece::Group(n) if *n > 0));
+    let template = Template::parse(replacement, compiled);
+    let needs_groups = template.needs_groups();
     let mut out = String::new();
     let mut last = 0;
     let mut locs = compiled.capture_locations();
@@ -1065,16 +1014,7 @@ pub fn replace_all(
         let Some(m) = found else { break };
         rt.fuel(1)?;
         append(rt, &mut out, s.get(last..m.start()).unwrap_or(""))?;
-        for piece in &template {
-            match piece {
-                Piece::Text(t) => append(rt, &mut out, t)?,
-                Piece::Group(0) => append(rt, &mut out, m.as_str())?,
-                Piece::Group(n) => {
-                    let text = locs.get(*n).and_then(|(a, b)| s.get(a..b)).unwrap_or("");
-                    append(rt, &mut out, text)?;
-                }
-            }
-        }
+        template.expand(rt, &mut out, s, (m.start(), m.end()), &locs)?;
         last = m.end();
         pos = if m.is_empty() {
             next_char(s, m.end())
@@ -1151,11 +1091,13 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
 
 // ------------------------------------------------------------ built-ins
 
-/// The string argument `what` of `name`, or a type error.
-fn expect_str<'v>(name: &str, what: &str, v: &'v Value) -> Result<&'v str, Error> {
+/// The subject string (first argument) of `name`, or
+/// `Type error: NAME expects string as first argument, got T` (the Python
+/// reference's words `NAME expects string`, then which argument and its type).
+fn subject<'v>(name: &str, v: &'v Value) -> Result<&'v str, Error> {
     v.as_str().ok_or_else(|| {
         Error::type_error(format_args!(
-            "{name} expects a string as {what}, got {}",
+            "{name} expects string as first argument, got {}",
             v.type_name()
         ))
     })
@@ -1163,12 +1105,14 @@ fn expect_str<'v>(name: &str, what: &str, v: &'v Value) -> Result<&'v str, Error
 
 /// The pattern argument: a string (compiled with no flags through the
 /// runtime's regex cache) or a regex value (used as is, with its flags).
+/// Anything else is `Type error: NAME pattern must be string or regex, got T`
+/// (the reference's `NAME pattern must be string`, which takes strings only).
 fn pattern_arg(rt: &mut dyn Runtime, name: &str, v: &Value) -> Result<Arc<Regex>, Error> {
     match v {
         Value::String(p) => rt.regex(p, ""),
         Value::Regex(r) => Ok(Arc::clone(r)),
         other => Err(Error::type_error(format_args!(
-            "{name} expects a string or regex as pattern, got {}",
+            "{name} pattern must be string or regex, got {}",
             other.type_name()
         ))),
     }
@@ -1178,7 +1122,7 @@ fn fn_matches(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     let [s, p] = args else {
         return Err(arity_bug("matches"));
     };
-    let s = expect_str("matches", "first argument", s)?;
+    let s = subject("matches", s)?;
     let re = pattern_arg(rt, "matches", p)?;
     is_match(rt, &re, s).map(Value::Bool)
 }
@@ -1187,7 +1131,7 @@ fn fn_match(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     let [s, p] = args else {
         return Err(arity_bug("match"));
     };
-    let s = expect_str("match", "first argument", s)?;
+    let s = subject("match", s)?;
     let re = pattern_arg(rt, "match", p)?;
     find_value(rt, &re, s)
 }
@@ -1196,7 +1140,7 @@ fn fn_match_all(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     let [s, p] = args else {
         return Err(arity_bug("matchAll"));
     };
-    let s = expect_str("matchAll", "first argument", s)?;
+    let s = subject("matchAll", s)?;
     let re = pattern_arg(rt, "matchAll", p)?;
     match_all_values(rt, &re, s)
 }
@@ -1205,9 +1149,20 @@ fn fn_replace_pattern(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Err
     let [s, p, r] = args else {
         return Err(arity_bug("replacePattern"));
     };
-    let s = expect_str("replacePattern", "first argument", s)?;
+    let s = subject("replacePattern", s)?;
+    let bad_replacement = || {
+        Error::type_error(format_args!(
+            "replacePattern replacement must be string, got {}",
+            r.type_name()
+        ))
+    };
+    // Argument types first, then the pattern's syntax (as the reference
+    // checks them): a bad replacement is reported before an invalid pattern.
+    if r.as_str().is_none() && matches!(p, Value::String(_) | Value::Regex(_)) {
+        return Err(bad_replacement());
+    }
     let re = pattern_arg(rt, "replacePattern", p)?;
-    let r = expect_str("replacePattern", "replacement", r)?;
+    let r = r.as_str().ok_or_else(bad_replacement)?;
     replace_all(rt, &re, s, r).map(Value::from)
 }
 
@@ -1220,7 +1175,7 @@ fn method_test(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result
     };
     let s = s.as_str().ok_or_else(|| {
         Error::type_error(format_args!(
-            "test expects a string argument, got {}",
+            "test expects string argument, got {}",
             s.type_name()
         ))
     })?;
@@ -1413,6 +1368,7 @@ mod tests {
         rejected(r"\pX{");
         rejected(r"[\Q]\E]");
         assert!(rejected("(?=a)").contains("lookahead"));
+        assert!(rejected("(?>a)").contains("atomic groups are not supported"));
     }
 
     #[test]
@@ -1460,6 +1416,8 @@ mod tests {
         assert_eq!(first_match(&re(r"(?U)a+"), "aaa"), Some("a"));
         assert_eq!(first_match(&re(r"a+?"), "aaa"), Some("a"));
         assert!(re(r"\x41\x{42}\p{Greek}\PL").compiled().is_match("ABα1"));
+        // `\u` with four hex digits (not RE2, but JavaScript and Python).
+        assert!(re(r"^\u0041$").compiled().is_match("A"));
     }
 
     #[test]
@@ -1486,42 +1444,6 @@ mod tests {
         let hay = format!("{}!", "a".repeat(5000));
         assert!(!re("^(a|a)*$").compiled().is_match(&hay));
         assert!(!re("^(a+)+$").compiled().is_match(&hay));
-    }
-
-    #[test]
-    fn template_parsing() {
-        assert_eq!(replace(r"(\w)(\w)", "ab", "$2$1"), "ba");
-        assert_eq!(
-            replace(r"(\w)", "ab", "$1a"),
-            "aaba",
-            "$1a is group 1 then 'a'"
-        );
-        assert_eq!(
-            replace(r"(b)", "abc", "[$10]"),
-            "a[b0]c",
-            "$10 with one group"
-        );
-        assert_eq!(replace(r"(b)", "abc", "[$01]"), "a[b]c");
-        assert_eq!(
-            replace(r"b", "abc", "[$1]"),
-            "a[$1]c",
-            "missing group is literal"
-        );
-        assert_eq!(replace(r"b", "abc", "[$0]"), "a[$0]c");
-        assert_eq!(replace(r"(b)", "abc", "[$00]"), "a[$00]c");
-        assert_eq!(replace(r"b", "abc", "[$$]"), "a[$]c");
-        assert_eq!(replace(r"b", "abc", "[$$1]"), "a[$1]c");
-        assert_eq!(replace(r"b", "abc", "[$&$&]"), "a[bb]c");
-        assert_eq!(replace(r"b", "abc", "$"), "a$c");
-        assert_eq!(replace(r"b", "abc", "x$"), "ax$c");
-        assert_eq!(replace(r"(?P<n>b)", "abc", "${n}$<n>$n"), "a${n}$<n>$nc");
-        assert_eq!(replace(r"b", "abc", "$`$'"), "a$`$'c");
-        assert_eq!(replace(r"b", "abc", "é$&é"), "aébéc");
-        let twelve = "(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)(l)";
-        assert_eq!(replace(twelve, "abcdefghijkl", "$12$11$10$9"), "lkji");
-        assert_eq!(replace(twelve, "abcdefghijkl", "$13"), "a3");
-        // A group that did not participate gives "".
-        assert_eq!(replace(r"(x)?b", "abc", "[$1]"), "a[]c");
     }
 
     #[test]
@@ -1635,6 +1557,45 @@ mod tests {
         type_err(call("matches", &[s("a"), Value::from(1.0)]));
         type_err(call("match", &[s("a"), Value::Null]));
         type_err(call("replacePattern", &[s("a"), s("a"), Value::from(1.0)]));
+        // The Python reference's words, then the argument's type.
+        let message = |name: &str, args: &[Value]| match call(name, args) {
+            Err(e) => e.message().to_string(),
+            Ok(v) => panic!("{name}: {v:?}"),
+        };
+        for f in ["matches", "match", "matchAll"] {
+            assert_eq!(
+                message(f, &[Value::Null, s("x")]),
+                format!("Type error: {f} expects string as first argument, got null")
+            );
+            assert_eq!(
+                message(f, &[s("x"), Value::from(true)]),
+                format!("Type error: {f} pattern must be string or regex, got boolean")
+            );
+        }
+        assert_eq!(
+            message("replacePattern", &[Value::from(1.0), s("x"), s("y")]),
+            "Type error: replacePattern expects string as first argument, got number"
+        );
+        assert_eq!(
+            message("replacePattern", &[s("x"), Value::array(vec![]), s("y")]),
+            "Type error: replacePattern pattern must be string or regex, got array"
+        );
+        assert_eq!(
+            message("replacePattern", &[s("x"), s("y"), Value::Null]),
+            "Type error: replacePattern replacement must be string, got null"
+        );
+        // Argument types are checked before the pattern is compiled.
+        assert_eq!(
+            message("replacePattern", &[s("x"), s("[bad"), Value::from(1.0)]),
+            "Type error: replacePattern replacement must be string, got number"
+        );
+        assert_eq!(
+            message(
+                "replacePattern",
+                &[s("x"), Value::from(1.0), Value::from(1.0)]
+            ),
+            "Type error: replacePattern pattern must be string or regex, got number"
+        );
         for f in ["matches", "match", "matchAll"] {
             match call(f, &[s("test"), s("[invalid")]) {
                 Err(e) => {
@@ -1673,12 +1634,29 @@ mod tests {
         assert_eq!(t(s("")).ok(), Some(Value::Bool(false)));
         type_err(t(Value::from(42.0)));
         type_err(t(Value::Null));
+        match t(Value::from(42.0)) {
+            Err(e) => assert_eq!(
+                e.message(),
+                "Type error: test expects string argument, got number"
+            ),
+            Ok(v) => panic!("{v:?}"),
+        }
         // `test` on a string is no method of strings.
         let mut rt = TestRuntime::default();
         match crate::stdlib::call_method(&mut rt, id, &s("x"), &[s("x")]) {
             Err(e) => assert!(e.message().contains("cannot call method 'test' on string")),
             Ok(v) => panic!("{v:?}"),
         }
+        // A method regexes lack: the reference's words, with a hint.
+        let upper = crate::stdlib::method_id("upper").unwrap_or(u16::MAX);
+        match crate::stdlib::call_method(&mut rt, upper, &rx("a"), &[]) {
+            Err(e) => assert_eq!(e.message(), "Type error: regex has no method 'upper'"),
+            Ok(v) => panic!("{v:?}"),
+        }
+        assert_eq!(
+            crate::stdlib::no_such_method("tset", &rx("a")).message(),
+            "Type error: regex has no method 'tset' (did you mean 'test'?)"
+        );
     }
 
     #[test]

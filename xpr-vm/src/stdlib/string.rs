@@ -401,8 +401,8 @@ fn split(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value
 
 /// `replace(pattern, replacement)`: every occurrence. A string pattern is
 /// literal (no `$` substitution); a regex pattern replaces every match,
-/// with `$n`, `$nn`, `$&` and `$$` substituted as in JavaScript (see
-/// [`super::regex::replace_all`]).
+/// with JavaScript's replacement patterns (`$n`, `$nn`, `$<name>`, `$&`,
+/// `` $` ``, `$'`, `$$`) expanded (see [`super::regex::replace_all`]).
 fn replace(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value, Error> {
     let s = text("replace", receiver)?;
     let pattern = arg("replace", args, 0)?;
@@ -460,7 +460,7 @@ fn match_(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Valu
         Value::String(p) => rt.regex(p, "")?,
         other => {
             return Err(Error::type_error(format_args!(
-                "match expects a regex or string as pattern, got {}",
+                "match expects regex argument or pattern string, got {}",
                 other.type_name()
             )));
         }
@@ -936,7 +936,7 @@ mod tests {
         let e = err("a", "match", &[n(1.0)]);
         assert_eq!(
             e.message(),
-            "Type error: match expects a regex or string as pattern, got number"
+            "Type error: match expects regex argument or pattern string, got number"
         );
     }
 

@@ -132,6 +132,10 @@ pub fn pow(a: &Value, b: &Value) -> Result<Value, Error> {
 
 #[cold]
 fn compare_error(a: &Value, b: &Value) -> Error {
+    if let (Value::Regex(_), Value::Regex(_)) = (a, b) {
+        // The spec's words (section "Regex Literals", error cases).
+        return Error::type_error("cannot compare regex values");
+    }
     Error::type_error(format_args!(
         "cannot compare {} and {}",
         a.type_name(),
@@ -142,7 +146,8 @@ fn compare_error(a: &Value, b: &Value) -> Error {
 /// Orders two numbers or two strings (by code point).
 ///
 /// # Errors
-/// `Type error: cannot compare T and U` for any other pair.
+/// `Type error: cannot compare T and U` for any other pair
+/// (`cannot compare regex values` for two regexes).
 #[inline]
 pub fn compare(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
     match (a, b) {
@@ -243,6 +248,19 @@ mod tests {
                 .unwrap_err()
                 .message()
                 .contains("cannot compare")
+        );
+        let re = || {
+            Value::Regex(std::sync::Arc::new(
+                crate::stdlib::regex::compile("a", "").unwrap(),
+            ))
+        };
+        assert_eq!(
+            compare(&re(), &re()).unwrap_err().message(),
+            "Type error: cannot compare regex values"
+        );
+        assert_eq!(
+            compare(&re(), &n(1.0)).unwrap_err().message(),
+            "Type error: cannot compare regex and number"
         );
         assert_eq!(
             compare(&"B".into(), &"a".into()).unwrap(),
