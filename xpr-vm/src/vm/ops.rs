@@ -306,8 +306,8 @@ mod tests {
             "Type error: cannot multiply boolean and number (operator '*' requires numbers)"
         );
         // Where the spec is silent, the reference runtimes' words.
-        let cases: [(fn(&Value, &Value) -> Result<Value, Error>, &str); 4] =
-            [(sub, "-"), (div, "/"), (rem, "%"), (pow, "**")];
+        type Binary = fn(&Value, &Value) -> Result<Value, Error>;
+        let cases: [(Binary, &str); 4] = [(sub, "-"), (div, "/"), (rem, "%"), (pow, "**")];
         for (f, symbol) in cases {
             assert_eq!(
                 message(f(&s, &Value::Null)),
