@@ -167,7 +167,7 @@ fn pipes() {
     yields("let f = (x, y) => x - y; 10 |> f(3)", json!(7));
     fails(
         "let f = (x, y) => x - y; 10 |> f",
-        "cannot subtract number and null",
+        "operator '-' requires numbers, got number and null",
     );
     fails("5 |> 3", "callable");
     yields("{\"x\": 3, \"y\": 4} |> (({x, y}) => x + y)", json!(7));

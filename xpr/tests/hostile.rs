@@ -194,17 +194,18 @@ fn context_variables_are_read_once_per_run() {
 // ─── built-ins reading an argument they did not pay for ──────────────────────
 
 #[test]
-fn a_long_padding_fill_is_charged_even_when_little_is_used() {
-    // padStart counts the fill's characters: 100 calls with a 200,000-byte fill.
-    assert_costs(
-        "let f = \"é\".repeat(100000); range(100).map(_ => \"x\".padStart(2, f)).length",
-        serde_json::json!({}),
-        1_200_000,
+fn a_long_padding_string_is_read_only_to_its_first_character() {
+    // padStart pads with one character: 100 calls with a 200,000-byte fill
+    // read 2 bytes of it each, so they cost about what building it costs.
+    assert_cheap(
+        "let f = \"é\".repeat(100000); range(100).map(_ => \"x\".padStart(2, f)).join(\"\")",
+        Value::from("éx".repeat(100)),
+        20_000,
     );
-    assert_costs(
-        "let f = \"é\".repeat(100000); range(100).map(_ => \"x\".padEnd(2, f)).length",
-        serde_json::json!({}),
-        1_200_000,
+    assert_cheap(
+        "let f = \"é\".repeat(100000); range(100).map(_ => \"x\".padEnd(2, f)).join(\"\")",
+        Value::from("xé".repeat(100)),
+        20_000,
     );
 }
 

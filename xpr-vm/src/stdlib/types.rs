@@ -6,10 +6,10 @@
 //! - `int(v)` / `float(v)`: a number as is (`int` truncates toward zero); a
 //!   string holding a decimal number (optional sign, digits with an optional
 //!   fraction, optional exponent, surrounding whitespace ignored: `" 42 "`,
-//!   `"-3.7"`, `"1e3"`, `".5"`) parsed and, for `int`, truncated; `true` and
-//!   `false` as 1 and 0. Everything else is a type error: `""`, `"abc"`,
-//!   `"NaN"`, `"Infinity"`, hex `"0x10"`, a number out of range (`"1e400"`),
-//!   `null`, arrays, objects, regexes and functions.
+//!   `"-3.7"`, `"1e3"`, `".5"`) parsed and, for `int`, truncated.
+//!   Everything else is a type error (`cannot convert T to int`): `""`,
+//!   `"abc"`, `"NaN"`, `"Infinity"`, hex `"0x10"`, a number out of range
+//!   (`"1e400"`), booleans, `null`, arrays, objects, regexes and functions.
 //! - `string(v)`: the display form of [`crate::format`].
 //! - `bool(v)`: truthiness (spec "Truthiness").
 //!
@@ -127,22 +127,31 @@ fn float(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     to_number(rt, "float", v).map(Value::Number)
 }
 
-/// The number `int`/`float` convert `v` to, before truncation.
+/// The number `int`/`float` convert `v` to, before truncation. Only numbers
+/// and decimal text convert: a boolean is not a number (spec "Type
+/// Coercion": no implicit coercion, and the reference runtimes refuse it).
+///
+/// # Errors
+/// `Type error: cannot convert T to NAME` (the reference runtimes' words;
+/// a boolean adds how to write the conversion), `Type error: cannot
+/// convert "TEXT" to NAME` for text that is not a decimal number.
 fn to_number(rt: &mut dyn Runtime, name: &str, v: &Value) -> Result<f64, Error> {
     match v {
         Value::Number(n) => Ok(*n),
-        Value::Bool(b) => Ok(if *b { 1.0 } else { 0.0 }),
         Value::String(s) => {
             rt.fuel(text_fuel(s.len()))?;
             parse_number(s).ok_or_else(|| {
                 Error::type_error(format_args!(
-                    "{name} cannot convert {} to a number",
+                    "cannot convert {} to {name}",
                     quote_excerpt(s)
                 ))
             })
         }
+        Value::Bool(_) => Err(Error::type_error(format_args!(
+            "cannot convert boolean to {name} (write b ? 1 : 0)"
+        ))),
         other => Err(Error::type_error(format_args!(
-            "{name} expects a number, string or boolean, got {}",
+            "cannot convert {} to {name}",
             other.type_name()
         ))),
     }
@@ -196,7 +205,7 @@ pub fn parse_number(s: &str) -> Option<f64> {
 }
 
 /// `s` quoted for an error message, cut after 40 characters.
-fn quote_excerpt(s: &str) -> String {
+pub(crate) fn quote_excerpt(s: &str) -> String {
     match s.char_indices().nth(40) {
         Some((cut, _)) => format!("{:?}...", s.get(..cut).unwrap_or_default()),
         None => format!("{s:?}"),
@@ -350,8 +359,6 @@ mod tests {
             (Value::from(".9"), 0.0),
             (Value::from("7."), 7.0),
             (Value::from("\u{a0}5\u{feff}"), 5.0),
-            (Value::Bool(true), 1.0),
-            (Value::Bool(false), 0.0),
         ];
         for (arg, want) in cases {
             assert_eq!(ok("int", arg.clone()), Value::Number(*want), "int({arg:?})");
@@ -408,10 +415,9 @@ mod tests {
             for s in bad_text {
                 let e = err(name, Value::from(s));
                 assert_eq!(e.kind(), ErrorKind::Type, "{name}({s:?})");
-                assert!(
-                    e.message()
-                        .starts_with(&format!("Type error: {name} cannot convert")),
-                    "{e}"
+                assert_eq!(
+                    e.message(),
+                    format!("Type error: cannot convert {s:?} to {name}"),
                 );
             }
             for v in [
@@ -422,12 +428,18 @@ mod tests {
                 function(),
             ] {
                 let e = err(name, v.clone());
+                assert_eq!(e.kind(), ErrorKind::Type);
                 assert_eq!(
                     e.message(),
-                    format!(
-                        "Type error: {name} expects a number, string or boolean, got {}",
-                        v.type_name()
-                    )
+                    format!("Type error: cannot convert {} to {name}", v.type_name())
+                );
+            }
+            for b in [true, false] {
+                let e = err(name, Value::Bool(b));
+                assert_eq!(e.kind(), ErrorKind::Type);
+                assert_eq!(
+                    e.message(),
+                    format!("Type error: cannot convert boolean to {name} (write b ? 1 : 0)")
                 );
             }
         }

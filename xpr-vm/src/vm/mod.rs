@@ -530,7 +530,13 @@ fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
             Ok((eq == (cmp == Cmp::Eq), work))
         }
         _ => {
-            let o = ops::compare(a, k)?;
+            let symbol = match cmp {
+                Cmp::Lt => "<",
+                Cmp::Le => "<=",
+                Cmp::Gt => ">",
+                _ => ">=",
+            };
+            let o = ops::compare(symbol, a, k)?;
             let r = match cmp {
                 Cmp::Lt => o == Less,
                 Cmp::Le => o != Greater,
@@ -1068,8 +1074,14 @@ impl<'a> Exec<'a> {
                         if work > 0 {
                             tri!(self.vm.fuel(work));
                         }
+                        let symbol = match op {
+                            Op::Lt => "<",
+                            Op::Le => "<=",
+                            Op::Gt => ">",
+                            _ => ">=",
+                        };
                         let a = self.vm.top();
-                        let o = tri!(ops::compare(a, &b));
+                        let o = tri!(ops::compare(symbol, a, &b));
                         let r = match op {
                             Op::Lt => o == Less,
                             Op::Le => o != Greater,
@@ -1425,9 +1437,25 @@ impl<'a> Exec<'a> {
                     None => Ok(Value::Null),
                 }
             }
-            (Value::Null, _) => Err(Error::new(
+            (Value::Null, _) => Err(null_index(idx)),
+            // A string key names a property, as after a dot: `length` of an
+            // array or a string, else nothing (`[1]["0"]`, `(5)["x"]`).
+            (_, Value::String(k)) => match obj {
+                Value::Array(a) if &**k == "length" => Ok(Value::Number(a.len() as f64)),
+                Value::String(s) if &**k == "length" => {
+                    // Counting the characters reads all of the text.
+                    self.vm
+                        .fuel(s.len() as u64 / crate::format::BYTES_PER_FUEL)?;
+                    Ok(Value::Number(s.chars().count() as f64))
+                }
+                _ => Ok(Value::Null),
+            },
+            (_, Value::Number(_)) => Err(Error::new(
                 ErrorKind::Type,
-                format!("Cannot index null with {}", idx.type_name()),
+                format!(
+                    "Cannot index non-array with number (got {})",
+                    obj.type_name()
+                ),
             )),
             _ => Err(Error::new(
                 ErrorKind::Type,
@@ -1915,9 +1943,31 @@ impl<'a> Exec<'a> {
     }
 }
 
+/// The error for `null.key` (spec "Missing Property Access": "cannot
+/// access .bar on null"), with the reference runtimes' words after it.
 #[cold]
 fn null_property(key: &str) -> Error {
-    Error::type_error(format_args!("cannot read property '{key}' of null"))
+    Error::type_error(format_args!("cannot access .{key} on null ({NULL_ACCESS})"))
+}
+
+/// The reference runtimes' words for any access on null.
+const NULL_ACCESS: &str = "Cannot access property on null";
+
+/// The error for `null[idx]`, as [`null_property`] with the index shown as
+/// written: `[0]`, `["k"]` (a long key cut), `[true]`, or `[array]` for a
+/// container, regex or function.
+#[cold]
+fn null_index(idx: &Value) -> Error {
+    let shown = match idx {
+        Value::Number(n) => crate::format::number_to_string(*n),
+        Value::String(k) => stdlib::types::quote_excerpt(k),
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        other => other.type_name().to_owned(),
+    };
+    Error::type_error(format_args!(
+        "cannot access [{shown}] on null ({NULL_ACCESS})"
+    ))
 }
 
 #[cold]

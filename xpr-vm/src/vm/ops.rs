@@ -24,13 +24,42 @@ fn finite(n: f64, symbol: &str) -> Result<Value, Error> {
     }
 }
 
+/// The type error of a binary operator applied to operands of the wrong
+/// types. The spec's words come first where it gives them (`cannot add T
+/// and U`, `cannot multiply T and U`, `cannot compare T and U`, `cannot
+/// compare regex values`); the reference runtimes' words for the same fault
+/// follow (`operator '*' requires numbers`, `cannot use operator '+' with
+/// regex`); where the spec is silent the reference's words lead, with the
+/// operand types after them (`operator '-' requires numbers, got string and
+/// number`).
 #[cold]
-fn type_error(verb: &str, a: &Value, b: &Value) -> Error {
-    Error::type_error(format_args!(
-        "cannot {verb} {} and {}",
-        a.type_name(),
-        b.type_name()
-    ))
+fn operand_error(symbol: &str, a: &Value, b: &Value) -> Error {
+    let (ta, tb) = (a.type_name(), b.type_name());
+    let regex = matches!(a, Value::Regex(_)) || matches!(b, Value::Regex(_));
+    let spec = match symbol {
+        "+" => Some(format!("cannot add {ta} and {tb}")),
+        "*" => Some(format!("cannot multiply {ta} and {tb}")),
+        "<" | "<=" | ">" | ">=" if ta == "regex" && tb == "regex" => {
+            Some("cannot compare regex values".to_owned())
+        }
+        "<" | "<=" | ">" | ">=" => Some(format!("cannot compare {ta} and {tb}")),
+        _ => None,
+    };
+    let reference = if regex {
+        Some(format!("cannot use operator '{symbol}' with regex"))
+    } else if matches!(symbol, "-" | "*" | "/" | "%" | "**") {
+        Some(format!("operator '{symbol}' requires numbers"))
+    } else {
+        None
+    };
+    match (spec, reference) {
+        (Some(s), Some(r)) => Error::type_error(format_args!("{s} ({r})")),
+        (Some(s), None) => Error::type_error(s),
+        (None, Some(r)) => Error::type_error(format_args!("{r}, got {ta} and {tb}")),
+        (None, None) => Error::type_error(format_args!(
+            "operator '{symbol}' cannot be applied to {ta} and {tb}"
+        )),
+    }
 }
 
 #[cold]
@@ -41,7 +70,8 @@ fn division_by_zero() -> Error {
 /// `a + b`: numbers add, strings concatenate, anything else is a type error.
 ///
 /// # Errors
-/// `Type error: cannot add T and U`; a non-finite sum.
+/// `Type error: cannot add T and U` (with a regex: `... (cannot use operator
+/// '+' with regex)`); a non-finite sum.
 #[inline]
 pub fn add(a: &Value, b: &Value) -> Result<Value, Error> {
     match (a, b) {
@@ -52,20 +82,20 @@ pub fn add(a: &Value, b: &Value) -> Result<Value, Error> {
             s.push_str(y);
             Ok(Value::String(s.into()))
         }
-        _ => Err(type_error("add", a, b)),
+        _ => Err(operand_error("+", a, b)),
     }
 }
 
-/// Applies a numeric binary operator.
+/// Applies a numeric binary operator (`symbol` names it in errors).
 fn numeric(
     a: &Value,
     b: &Value,
-    verb: &str,
+    symbol: &str,
     f: impl FnOnce(f64, f64) -> Result<Value, Error>,
 ) -> Result<Value, Error> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => f(*x, *y),
-        _ => Err(type_error(verb, a, b)),
+        _ => Err(operand_error(symbol, a, b)),
     }
 }
 
@@ -75,7 +105,7 @@ fn numeric(
 /// A type error unless both are numbers; a non-finite result.
 #[inline]
 pub fn sub(a: &Value, b: &Value) -> Result<Value, Error> {
-    numeric(a, b, "subtract", |x, y| finite(x - y, "-"))
+    numeric(a, b, "-", |x, y| finite(x - y, "-"))
 }
 
 /// `a * b`.
@@ -84,7 +114,7 @@ pub fn sub(a: &Value, b: &Value) -> Result<Value, Error> {
 /// A type error unless both are numbers; a non-finite result.
 #[inline]
 pub fn mul(a: &Value, b: &Value) -> Result<Value, Error> {
-    numeric(a, b, "multiply", |x, y| finite(x * y, "*"))
+    numeric(a, b, "*", |x, y| finite(x * y, "*"))
 }
 
 /// `a / b`.
@@ -93,7 +123,7 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value, Error> {
 /// `Division by zero`; a type error unless both are numbers; a non-finite result.
 #[inline]
 pub fn div(a: &Value, b: &Value) -> Result<Value, Error> {
-    numeric(a, b, "divide", |x, y| {
+    numeric(a, b, "/", |x, y| {
         if y == 0.0 {
             Err(division_by_zero())
         } else {
@@ -108,7 +138,7 @@ pub fn div(a: &Value, b: &Value) -> Result<Value, Error> {
 /// `Division by zero in remainder`; a type error unless both are numbers.
 #[inline]
 pub fn rem(a: &Value, b: &Value) -> Result<Value, Error> {
-    numeric(a, b, "take the remainder of", |x, y| {
+    numeric(a, b, "%", |x, y| {
         if y == 0.0 {
             Err(Error::new(
                 ErrorKind::Arithmetic,
@@ -127,33 +157,23 @@ pub fn rem(a: &Value, b: &Value) -> Result<Value, Error> {
 /// (`2 ** 2000`, `(-8) ** 0.5`, `0 ** -1`).
 #[inline]
 pub fn pow(a: &Value, b: &Value) -> Result<Value, Error> {
-    numeric(a, b, "raise", |x, y| finite(x.powf(y), "**"))
+    numeric(a, b, "**", |x, y| finite(x.powf(y), "**"))
 }
 
-#[cold]
-fn compare_error(a: &Value, b: &Value) -> Error {
-    if let (Value::Regex(_), Value::Regex(_)) = (a, b) {
-        // The spec's words (section "Regex Literals", error cases).
-        return Error::type_error("cannot compare regex values");
-    }
-    Error::type_error(format_args!(
-        "cannot compare {} and {}",
-        a.type_name(),
-        b.type_name()
-    ))
-}
-
-/// Orders two numbers or two strings (by code point).
+/// Orders two numbers or two strings (by code point) for the comparison
+/// operator `symbol` (`<`, `<=`, `>`, `>=`: named in errors).
 ///
 /// # Errors
-/// `Type error: cannot compare T and U` for any other pair
-/// (`cannot compare regex values` for two regexes).
+/// `Type error: cannot compare T and U` for any other pair (`cannot compare
+/// regex values (cannot use operator '<' with regex)` when a regex is one).
 #[inline]
-pub fn compare(a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
+pub fn compare(symbol: &str, a: &Value, b: &Value) -> Result<std::cmp::Ordering, Error> {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.partial_cmp(y).ok_or_else(|| compare_error(a, b)),
+        (Value::Number(x), Value::Number(y)) => {
+            x.partial_cmp(y).ok_or_else(|| operand_error(symbol, a, b))
+        }
         (Value::String(x), Value::String(y)) => Ok(x.as_bytes().cmp(y.as_bytes())),
-        _ => Err(compare_error(a, b)),
+        _ => Err(operand_error(symbol, a, b)),
     }
 }
 
@@ -172,13 +192,14 @@ pub fn compare_work(a: &Value, b: &Value) -> u64 {
 /// `-v`.
 ///
 /// # Errors
-/// `Type error: cannot negate T` unless `v` is a number.
+/// `Type error: unary minus requires number, got T` unless `v` is a number
+/// (the reference runtimes' words; the spec gives none).
 #[inline]
 pub fn neg(v: &Value) -> Result<Value, Error> {
     match v {
         Value::Number(n) => Ok(Value::Number(-n)),
         _ => Err(Error::type_error(format_args!(
-            "cannot negate {}",
+            "unary minus requires number, got {}",
             v.type_name()
         ))),
     }
@@ -201,10 +222,10 @@ pub fn apply(op: Op, a: &Value, b: &Value) -> Result<Value, Error> {
         Op::Pow => pow(a, b),
         Op::Eq => Ok(Value::Bool(a == b)),
         Op::Ne => Ok(Value::Bool(a != b)),
-        Op::Lt => compare(a, b).map(|o| Value::Bool(o == Less)),
-        Op::Le => compare(a, b).map(|o| Value::Bool(o != Greater)),
-        Op::Gt => compare(a, b).map(|o| Value::Bool(o == Greater)),
-        Op::Ge => compare(a, b).map(|o| Value::Bool(o != Less)),
+        Op::Lt => compare("<", a, b).map(|o| Value::Bool(o == Less)),
+        Op::Le => compare("<=", a, b).map(|o| Value::Bool(o != Greater)),
+        Op::Gt => compare(">", a, b).map(|o| Value::Bool(o == Greater)),
+        Op::Ge => compare(">=", a, b).map(|o| Value::Bool(o != Less)),
         Op::Not => Ok(Value::Bool(!a.truthy())),
         Op::Neg => neg(a),
         _ => Err(Error::type_error(format_args!("{op:?} is not an operator"))),
@@ -244,7 +265,7 @@ mod tests {
                 .starts_with("Type error: cannot add string and number")
         );
         assert!(
-            compare(&n(1.0), &"a".into())
+            compare("<", &n(1.0), &"a".into())
                 .unwrap_err()
                 .message()
                 .contains("cannot compare")
@@ -255,20 +276,93 @@ mod tests {
             ))
         };
         assert_eq!(
-            compare(&re(), &re()).unwrap_err().message(),
-            "Type error: cannot compare regex values"
+            compare("<", &re(), &re()).unwrap_err().message(),
+            "Type error: cannot compare regex values (cannot use operator '<' with regex)"
         );
         assert_eq!(
-            compare(&re(), &n(1.0)).unwrap_err().message(),
-            "Type error: cannot compare regex and number"
+            compare(">=", &re(), &n(1.0)).unwrap_err().message(),
+            "Type error: cannot compare regex and number (cannot use operator '>=' with regex)"
         );
         assert_eq!(
-            compare(&"B".into(), &"a".into()).unwrap(),
+            compare("<", &"B".into(), &"a".into()).unwrap(),
             std::cmp::Ordering::Less
         );
         assert_eq!(
             apply(Op::Not, &Value::Null, &Value::Null).unwrap(),
             Value::Bool(true)
+        );
+    }
+
+    fn regex() -> Value {
+        Value::Regex(std::sync::Arc::new(
+            crate::stdlib::regex::compile("x", "").unwrap(),
+        ))
+    }
+
+    fn message(r: Result<Value, Error>) -> String {
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Type, "{e}");
+        e.message().to_owned()
+    }
+
+    #[test]
+    fn operand_errors_use_the_spec_words_then_the_references() {
+        let t = Value::Bool(true);
+        let s = Value::from("5");
+        // The spec's words where it gives them ("Type Coercion").
+        assert_eq!(
+            message(add(&s, &n(1.0))),
+            "Type error: cannot add string and number"
+        );
+        assert_eq!(
+            message(mul(&t, &n(2.0))),
+            "Type error: cannot multiply boolean and number (operator '*' requires numbers)"
+        );
+        // Where the spec is silent, the reference runtimes' words.
+        type Binary = fn(&Value, &Value) -> Result<Value, Error>;
+        let cases: [(Binary, &str); 4] = [(sub, "-"), (div, "/"), (rem, "%"), (pow, "**")];
+        for (f, symbol) in cases {
+            assert_eq!(
+                message(f(&s, &Value::Null)),
+                format!("Type error: operator '{symbol}' requires numbers, got string and null")
+            );
+        }
+        // A regex operand: the reference's own words for it.
+        assert_eq!(
+            message(add(&regex(), &"s".into())),
+            "Type error: cannot add regex and string (cannot use operator '+' with regex)"
+        );
+        assert_eq!(
+            message(sub(&n(1.0), &regex())),
+            "Type error: cannot use operator '-' with regex, got number and regex"
+        );
+        assert_eq!(
+            message(apply(Op::Lt, &regex(), &regex())),
+            "Type error: cannot compare regex values (cannot use operator '<' with regex)"
+        );
+        assert_eq!(
+            message(apply(Op::Ge, &regex(), &n(1.0))),
+            "Type error: cannot compare regex and number (cannot use operator '>=' with regex)"
+        );
+        assert_eq!(
+            message(apply(Op::Le, &Value::Null, &n(1.0))),
+            "Type error: cannot compare null and number"
+        );
+        // Unary minus: the reference's words, then the type.
+        for (v, name) in [(Value::Null, "null"), (t, "boolean"), (s, "string")] {
+            assert_eq!(
+                message(neg(&v)),
+                format!("Type error: unary minus requires number, got {name}")
+            );
+        }
+        // `!` never fails; `==` between kinds is false.
+        assert_eq!(
+            apply(Op::Not, &regex(), &Value::Null).unwrap(),
+            Value::Bool(false)
+        );
+        assert_eq!(
+            apply(Op::Eq, &regex(), &"x".into()).unwrap(),
+            Value::Bool(false)
         );
     }
 }
