@@ -15,7 +15,7 @@
 //!   else fails when reached with `Unknown function 'f'` (an evaluation
 //!   error in the spec: a call in a branch never taken is no error). The
 //!   call instructions carry the function found at compile time, and the
-//!   VM asks the context once per name and run
+//!   VM asks the context once per run for a name it lacks
 //!   ([`xpr_vm::Op::CallBuiltin`]); [`xpr_vm::Program::unknown_functions`]
 //!   lists the names that are no function, for tools to report before running;
 //! - `&&`, `||`, `??`, `?:` and `?.` become jumps; an optional chain jumps

@@ -4,9 +4,9 @@
 //! call is reached).
 //!
 //! A call of a built-in or host function (`Op::CallBuiltin`, `Op::CallHost`)
-//! asks the context at most once per name and run: the names it lacks are
-//! remembered in the VM's per-run bitset `absent`, so the usual case costs a
-//! bit test.
+//! asks the context by the name's precomputed hash; the names it lacks (the
+//! usual case) are remembered in the VM's per-run bitset `absent`, so later
+//! calls in the same run cost a bit test.
 
 use super::{Exec, Flow, internal};
 use crate::context::Field;
