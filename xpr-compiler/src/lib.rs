@@ -5,14 +5,19 @@
 //! - `let` bindings, arrow parameters and destructured names become numbered
 //!   local slots; arrow functions capture the values they use by value
 //!   (bindings are immutable, so this is exact);
-//! - names that are not locals resolve by position. In value position `x`
-//!   reads the context field `x`, else the constant `PI`/`E`, else the
-//!   built-in or host function `x` as a value, else fails at run time with
-//!   `Unknown identifier 'x'` ([`xpr_vm::Op::LoadGlobal`] carries the
-//!   fallback: only the context lookup waits for run time). In call position
-//!   `f(...)` calls a local function, else a built-in, else a host function,
-//!   else compilation fails with `Unknown function 'f'`: a context field
-//!   never shadows a function there;
+//! - names that are not locals are looked up in the context first, at run
+//!   time (context always wins, as the spec's resolution order says). In
+//!   value position `x` reads the context field `x`, else the constant
+//!   `PI`/`E`, else the built-in or host function `x` as a value, else fails
+//!   with `Unknown identifier 'x'` ([`xpr_vm::Op::LoadGlobal`] carries the
+//!   fallback). In call position `f(...)` calls a local function, else the
+//!   context's variable `f`, else the built-in, else the host function,
+//!   else fails when reached with `Unknown function 'f'` (an evaluation
+//!   error in the spec: a call in a branch never taken is no error). The
+//!   call instructions carry the function found at compile time, and the
+//!   VM asks the context once per run for a name it lacks
+//!   ([`xpr_vm::Op::CallBuiltin`]); [`xpr_vm::Program::unknown_functions`]
+//!   lists the names that are no function, for tools to report before running;
 //! - `&&`, `||`, `??`, `?:` and `?.` become jumps; an optional chain jumps
 //!   to its end with null;
 //! - pipes, spreads, templates and destructuring become instructions;
@@ -46,7 +51,8 @@ use xpr_vm::vm::{is_restricted, ops};
 use xpr_vm::{Error, ErrorKind, HostFunction, Key, Op, Program, Span, Value};
 
 /// What the compiler knows about the embedding: the host functions
-/// expressions may call by name (after locals and built-ins).
+/// expressions may call by name (after locals, context variables and
+/// built-ins).
 #[derive(Default, Debug, Clone)]
 pub struct CompileEnv {
     /// Host functions, looked up by [`HostFunction::name`].
@@ -63,9 +69,13 @@ pub const MAX_NESTING: u32 = 400;
 
 /// Compiles an expression's AST into a program.
 ///
+/// A call of a name that is neither a local, a built-in nor a host function
+/// compiles (it fails with `Unknown function 'f'` when reached, unless the
+/// context supplies a function of that name); the program lists such names
+/// in [`Program::unknown_functions`].
+///
 /// # Errors
-/// `Unknown function 'f'` ([`ErrorKind::Reference`]) for a call of a name
-/// that is neither a local, a built-in nor a host function; `Access denied:
+/// `Access denied:
 /// '__proto__' is a restricted property` ([`ErrorKind::Access`]) for a
 /// restricted name after a dot, as an object-literal key or in a
 /// destructuring pattern; `duplicate binding 'a'` ([`ErrorKind::Parse`]);
@@ -78,6 +88,8 @@ pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
         funcs: Vec::new(),
         consts: HashMap::new(),
         globals: HashMap::new(),
+        calls: HashMap::new(),
+        unknown: HashSet::new(),
         keys: HashMap::new(),
         methods: HashMap::new(),
         hosts: HashMap::new(),
@@ -93,6 +105,9 @@ pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
     Program::new(c.parts)
 }
 
+mod calls;
+use calls::CallKind;
+
 fn span(s: ast::Span) -> Span {
     Span::new(s.start, s.end)
 }
@@ -100,29 +115,6 @@ fn span(s: ast::Span) -> Span {
 #[cold]
 fn error_at(kind: ErrorKind, message: String, at: ast::Span) -> Error {
     Error::new(kind, message).at(span(at))
-}
-
-/// `Unknown function 'f'`, with a hint: for a call, the method of that
-/// name when there is one (`upper(s)` is written `s.upper()`); else the
-/// nearest built-in or host function (or, after a pipe, method) when `f`
-/// looks like a typo of it.
-#[cold]
-fn unknown_function(name: &str, env: &CompileEnv, pipe: bool, at: ast::Span) -> Error {
-    let hint = if !pipe && stdlib::method_id(name).is_some() {
-        format!(" ('{name}' is a method: write x.{name}(...) or x |> {name}(...))")
-    } else {
-        let mut names: Vec<String> = stdlib::function_names().map(String::from).collect();
-        names.extend(env.host_functions.iter().map(|h| h.name.clone()));
-        if pipe {
-            names.extend(stdlib::method_names().map(String::from));
-        }
-        xpr_vm::suggest::did_you_mean(name, names)
-    };
-    error_at(
-        ErrorKind::Reference,
-        format!("Unknown function '{name}'{hint}"),
-        at,
-    )
 }
 
 #[cold]
@@ -215,13 +207,6 @@ enum Var {
     Capture(u16),
 }
 
-/// How a name in call position resolves.
-enum Callee {
-    Var(Var),
-    Builtin(u16),
-    Host(u16),
-}
-
 #[derive(Hash, PartialEq, Eq)]
 enum ConstKey {
     Number(u64),
@@ -234,6 +219,10 @@ struct Compiler<'e> {
     funcs: Vec<FnState>,
     consts: HashMap<ConstKey, u32>,
     globals: HashMap<String, u32>,
+    /// Named calls by name and kind (pipe target or not, optional or not).
+    calls: HashMap<(String, CallKind), u16>,
+    /// Names already in `parts.unknown_functions`.
+    unknown: HashSet<String>,
     keys: HashMap<String, u32>,
     methods: HashMap<String, u16>,
     hosts: HashMap<String, u16>,
@@ -432,8 +421,13 @@ impl Compiler<'_> {
         }
     }
 
-    fn global(&mut self, name: &str, at: ast::Span) -> Result<u32, Error> {
+    /// The index of global `name`, read in value position (`read`) or only
+    /// called.
+    fn global(&mut self, name: &str, read: bool, at: ast::Span) -> Result<u32, Error> {
         if let Some(&i) = self.globals.get(name) {
+            if read && let Some(g) = self.parts.globals.get_mut(i as usize) {
+                g.read = true;
+            }
             return Ok(i);
         }
         let fallback = match name {
@@ -453,6 +447,7 @@ impl Compiler<'_> {
         self.parts.globals.push(Global {
             name: Key::from(name),
             fallback,
+            read,
         });
         self.globals.insert(name.to_string(), i);
         Ok(i)
@@ -501,21 +496,6 @@ impl Compiler<'_> {
             Var::Local(s) => self.emit(Op::LoadLocal(s), at),
             Var::Capture(c) => self.emit(Op::LoadCapture(c), at),
         };
-    }
-
-    fn callee(&mut self, name: &str, at: ast::Span) -> Result<Option<Callee>, Error> {
-        if let Some(v) = self.resolve(name) {
-            return Ok(Some(Callee::Var(v)));
-        }
-        if let Some(id) = stdlib::function_id(name) {
-            self.called(name);
-            return Ok(Some(Callee::Builtin(id)));
-        }
-        if let Some(i) = self.host(name, at)? {
-            self.called(name);
-            return Ok(Some(Callee::Host(i)));
-        }
-        Ok(None)
     }
 
     fn finish(&mut self, state: FnState) {
@@ -612,7 +592,7 @@ impl Compiler<'_> {
             ExprKind::Ident(name) => match self.resolve(name) {
                 Some(v) => self.load_var(v, at),
                 None => {
-                    let g = self.global(name, at)?;
+                    let g = self.global(name, true, at)?;
                     self.emit(Op::LoadGlobal(g), at);
                 }
             },
@@ -794,217 +774,6 @@ impl Compiler<'_> {
         } else {
             let n = u32::try_from(props.len()).map_err(|_| too_many(at))?;
             self.emit(Op::Object(n), at);
-        }
-        Ok(())
-    }
-
-    fn argc(args: &[Element], extra: usize, at: ast::Span) -> Result<u16, Error> {
-        u16::try_from(args.len() + extra).map_err(|_| too_many(at))
-    }
-
-    fn call(
-        &mut self,
-        callee: &Expr,
-        args: &[Element],
-        optional: bool,
-        at: ast::Span,
-    ) -> Result<(), Error> {
-        let spread = has_spread(args);
-        match &callee.kind {
-            ExprKind::Ident(name) => match self.callee(name, callee.span)? {
-                Some(Callee::Var(v)) => {
-                    self.load_var(v, callee.span);
-                    if optional {
-                        self.optional_jump(at);
-                    }
-                    self.call_value(args, spread, at)?;
-                }
-                Some(Callee::Builtin(id)) => {
-                    if spread {
-                        self.emit(Op::Mark(0), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallBuiltinMark(id), at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 0, at)?;
-                        self.emit(Op::CallBuiltin { id, argc }, at);
-                    }
-                }
-                Some(Callee::Host(index)) => {
-                    if spread {
-                        self.emit(Op::Mark(0), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallHostMark(index), at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 0, at)?;
-                        self.emit(Op::CallHost { index, argc }, at);
-                    }
-                }
-                None => return Err(unknown_function(name, self.env, false, callee.span)),
-            },
-            ExprKind::Member {
-                object,
-                property,
-                optional: member_optional,
-            } if !optional => {
-                if is_restricted(&property.name) {
-                    return Err(restricted(&property.name, property.span));
-                }
-                self.spine(object)?;
-                if *member_optional {
-                    self.optional_jump(callee.span);
-                }
-                let method = self.method(&property.name, property.span)?;
-                // Errors of the call point at the method name, not the receiver.
-                let call_span = ast::Span::new(property.span.start, at.end);
-                if spread {
-                    self.emit(Op::Mark(0), at);
-                    self.elements(args, Op::SpreadArgs)?;
-                    self.emit(Op::CallMethodMark(method), call_span);
-                } else {
-                    self.elements(args, Op::SpreadArgs)?;
-                    let argc = Self::argc(args, 0, at)?;
-                    self.emit(Op::CallMethod { method, argc }, call_span);
-                }
-            }
-            _ => {
-                self.spine(callee)?;
-                if optional {
-                    self.optional_jump(at);
-                }
-                self.call_value(args, spread, at)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// With the callee on the stack: the arguments and the call.
-    fn call_value(&mut self, args: &[Element], spread: bool, at: ast::Span) -> Result<(), Error> {
-        if spread {
-            self.emit(Op::Mark(0), at);
-            self.elements(args, Op::SpreadArgs)?;
-            self.emit(Op::CallValueMark, at);
-        } else {
-            self.elements(args, Op::SpreadArgs)?;
-            let argc = Self::argc(args, 0, at)?;
-            self.emit(Op::CallValue(argc), at);
-        }
-        Ok(())
-    }
-
-    /// `lhs |> rhs`: `lhs` is evaluated first and becomes the first argument.
-    fn pipe(&mut self, lhs: &Expr, rhs: &Expr, at: ast::Span) -> Result<(), Error> {
-        let (target, args, target_span): (Option<&Expr>, &[Element], ast::Span) = match &rhs.kind {
-            ExprKind::Call { callee, args, .. } => (Some(callee), args, callee.span),
-            _ => (None, &[], rhs.span),
-        };
-        let is_call = target.is_some();
-        let spread = has_spread(args);
-        let name_expr = target.unwrap_or(rhs);
-        self.expr(lhs)?;
-        if let ExprKind::Ident(name) = &name_expr.kind {
-            match self.callee(name, target_span)? {
-                Some(Callee::Var(v)) => {
-                    self.load_var(v, target_span);
-                    self.emit(Op::Swap, at);
-                    self.piped_value_call(args, spread, at)?;
-                }
-                Some(Callee::Builtin(id)) => {
-                    if spread {
-                        self.emit(Op::Mark(1), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallBuiltinMark(id), at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 1, at)?;
-                        self.emit(Op::CallBuiltin { id, argc }, at);
-                    }
-                }
-                Some(Callee::Host(index)) => {
-                    if spread {
-                        self.emit(Op::Mark(1), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallHostMark(index), at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 1, at)?;
-                        self.emit(Op::CallHost { index, argc }, at);
-                    }
-                }
-                None => {
-                    if is_restricted(name) {
-                        return Err(restricted(name, target_span));
-                    }
-                    if stdlib::method_id(name).is_none() {
-                        return Err(unknown_function(name, self.env, true, target_span));
-                    }
-                    // `x |> m(args)` is the method call `x.m(args)`.
-                    let method = self.method(name, target_span)?;
-                    if spread {
-                        self.emit(Op::Mark(0), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallMethodMark(method), at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 0, at)?;
-                        self.emit(Op::CallMethod { method, argc }, at);
-                    }
-                }
-            }
-            return Ok(());
-        }
-        match (&name_expr.kind, is_call) {
-            (
-                ExprKind::Member {
-                    object,
-                    property,
-                    optional: false,
-                },
-                true,
-            ) => {
-                // `x |> o.m(args)` is `o.m(x, args)`.
-                if is_restricted(&property.name) {
-                    return Err(restricted(&property.name, property.span));
-                }
-                self.expr(object)?;
-                self.emit(Op::Swap, at);
-                let method = self.method(&property.name, property.span)?;
-                if spread {
-                    self.emit(Op::Mark(1), at);
-                    self.elements(args, Op::SpreadArgs)?;
-                    self.emit(Op::CallMethodMark(method), at);
-                } else {
-                    self.elements(args, Op::SpreadArgs)?;
-                    let argc = Self::argc(args, 1, at)?;
-                    self.emit(Op::CallMethod { method, argc }, at);
-                }
-            }
-            _ => {
-                // Any other target: its value is called with `x` first.
-                self.expr(name_expr)?;
-                self.emit(Op::Swap, at);
-                self.piped_value_call(args, spread, at)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// With `callee, x` on the stack: the remaining arguments and the call.
-    fn piped_value_call(
-        &mut self,
-        args: &[Element],
-        spread: bool,
-        at: ast::Span,
-    ) -> Result<(), Error> {
-        if spread {
-            self.emit(Op::Mark(1), at);
-            self.elements(args, Op::SpreadArgs)?;
-            self.emit(Op::CallValueMark, at);
-        } else {
-            self.elements(args, Op::SpreadArgs)?;
-            let argc = Self::argc(args, 1, at)?;
-            self.emit(Op::CallValue(argc), at);
         }
         Ok(())
     }

@@ -137,24 +137,59 @@ pub enum Op {
     CallValue(u16),
     /// `f, (mark) a1 .. => f(a1, ..)`, consuming the last mark.
     CallValueMark,
-    /// `a1 .. an => builtin(a1, .., an)`
+    /// `a1 .. an => builtin(a1, .., an)`, unless the context has a
+    /// variable named `globals[global]` (the built-in's name): then that
+    /// value is called (context always wins).
     CallBuiltin {
         /// Built-in function id (`stdlib::function_id`).
         id: u16,
         /// Argument count.
         argc: u16,
+        /// Index into the globals: the name looked up in the context.
+        global: u16,
     },
-    /// `(mark) a1 .. => builtin(a1, ..)`, consuming the last mark.
-    CallBuiltinMark(u16),
-    /// `a1 .. an => host(a1, .., an)`
+    /// `(mark) a1 .. => builtin(a1, ..)`, consuming the last mark; the
+    /// context is consulted first as for [`Op::CallBuiltin`].
+    CallBuiltinMark {
+        /// Built-in function id.
+        id: u16,
+        /// Index into the globals.
+        global: u16,
+    },
+    /// `a1 .. an => host(a1, .., an)`, unless the context has a variable
+    /// named `globals[global]` (as [`Op::CallBuiltin`]).
     CallHost {
         /// Index into the program's host functions.
         index: u16,
         /// Argument count.
         argc: u16,
+        /// Index into the globals.
+        global: u16,
     },
     /// `(mark) a1 .. => host(a1, ..)`, consuming the last mark.
-    CallHostMark(u16),
+    CallHostMark {
+        /// Index into the program's host functions.
+        index: u16,
+        /// Index into the globals.
+        global: u16,
+    },
+    /// `a1 .. an => name(a1, .., an)` for a name that is neither a local, a
+    /// built-in nor a host function (`calls[call]`): the context's variable
+    /// of that name is called; without one, a pipe target's method is
+    /// called on `a1`, else the error `Unknown function 'name'`.
+    CallGlobal {
+        /// Index into the program's named calls.
+        call: u16,
+        /// Argument count (a pipe's piped value included).
+        argc: u16,
+    },
+    /// `(mark) a1 .. => name(a1, ..)`, consuming the last mark.
+    CallGlobalMark(u16),
+    /// `=> f`: the callee of an optional call `name?.(...)` (`calls[i]`):
+    /// the context's variable, else the built-in or host function of that
+    /// name, else the error `Unknown function 'name'`; a value that is
+    /// neither null nor a function is a type error.
+    LoadCallee(u16),
     /// `recv, a1 .. an => recv.m(a1, .., an)`: an own function-valued field
     /// `m` of an object receiver, else the built-in method of the receiver's
     /// type, else a type error.
@@ -247,15 +282,54 @@ pub struct Proto {
     pub span: Span,
 }
 
-/// A context name read in value position, with what it means when the
-/// context lacks it (resolution order: context, `PI`/`E`, built-in and
-/// host functions as values, else `Unknown identifier`).
+/// A name the program looks up in the context: read in value position
+/// ([`Op::LoadGlobal`]) or called ([`Op::CallBuiltin`], [`Op::CallGlobal`],
+/// ...), with what it means in value position when the context lacks it
+/// (resolution order: context, `PI`/`E`, built-in and host functions as
+/// values, else `Unknown identifier`).
 #[derive(Debug, Clone)]
 pub struct Global {
     /// The name.
     pub name: Key,
     /// The value when the context has no such field.
     pub fallback: Option<Value>,
+    /// Whether the program reads the name in value position (a free
+    /// variable); false for a name it only calls.
+    pub read: bool,
+}
+
+/// A call of a global name that is not a built-in or host function, or an
+/// optional call of any global name ([`Op::CallGlobal`], [`Op::LoadCallee`]).
+#[derive(Debug, Clone)]
+pub struct NamedCall {
+    /// Index into the globals: the name, looked up in the context first.
+    pub global: u32,
+    /// What the name means when the context has no such variable.
+    pub otherwise: Otherwise,
+}
+
+/// The meaning of a called name the context does not have.
+#[derive(Debug, Clone)]
+pub enum Otherwise {
+    /// The built-in or host function of that name, as a value.
+    Function(Value),
+    /// A pipe target `x |> m(...)`: the method `methods[i]` of the piped value.
+    Method(u16),
+    /// Nothing: the message of the `Unknown function 'f'` error (with its hint).
+    Unknown(Box<str>),
+}
+
+/// A function the program calls by a name that is neither a local, a
+/// built-in nor a host function: calling it fails with
+/// `Unknown function 'f'` unless the context supplies a function of that
+/// name. Reported before running by [`Program::unknown_functions`].
+#[derive(Debug, Clone)]
+pub struct UnknownFunction {
+    /// The name.
+    pub name: Key,
+    /// The error a call raises when reached (its did-you-mean hint
+    /// included), at the position of the first call in the source.
+    pub error: Error,
 }
 
 /// A method name used in a call, with its built-in method id if any type has it.
@@ -286,6 +360,11 @@ pub struct ProgramParts {
     pub host_functions: Vec<Arc<HostFunction>>,
     /// Names of the built-in and host functions called, without repeats.
     pub functions: Vec<String>,
+    /// Calls of global names that are not built-in or host functions, and
+    /// optional calls of global names ([`Op::CallGlobal`], [`Op::LoadCallee`]).
+    pub calls: Vec<NamedCall>,
+    /// The names called that are no function, in order of first use.
+    pub unknown_functions: Vec<UnknownFunction>,
 }
 
 /// A compiled program: immutable, `Send + Sync`, cheap to clone (one `Arc`).
@@ -298,8 +377,10 @@ pub struct Program {
 #[derive(Debug)]
 struct Inner {
     parts: ProgramParts,
-    /// The globals' names (the free variables).
+    /// The names of the globals read in value position (the free variables).
     free: Vec<Key>,
+    /// The names of all globals: read or called.
+    names: Vec<Key>,
     /// `key_hash` of each global's name: context lookups hash nothing.
     global_hashes: Vec<u64>,
     /// `key_hash` of each property name: field reads hash nothing.
@@ -309,7 +390,13 @@ struct Inner {
 impl Inner {
     fn new(parts: ProgramParts) -> Self {
         Inner {
-            free: parts.globals.iter().map(|g| g.name.clone()).collect(),
+            free: parts
+                .globals
+                .iter()
+                .filter(|g| g.read)
+                .map(|g| g.name.clone())
+                .collect(),
+            names: parts.globals.iter().map(|g| g.name.clone()).collect(),
             global_hashes: parts.globals.iter().map(|g| key_hash(&g.name)).collect(),
             key_hashes: parts.keys.iter().map(|k| key_hash(k)).collect(),
             parts,
@@ -391,9 +478,16 @@ impl Program {
                     | Op::JumpIfTrueOrPop(t)
                     | Op::JumpIfNotNullOrPop(t)
                     | Op::JumpIfNull(t) => (t as usize) < len,
-                    Op::CallHost { index, .. } | Op::CallHostMark(index) => {
-                        (index as usize) < parts.host_functions.len()
+                    Op::CallBuiltin { global, .. } | Op::CallBuiltinMark { global, .. } => {
+                        (global as usize) < parts.globals.len()
                     }
+                    Op::CallHost { index, global, .. } | Op::CallHostMark { index, global } => {
+                        (index as usize) < parts.host_functions.len()
+                            && (global as usize) < parts.globals.len()
+                    }
+                    Op::CallGlobal { call, .. }
+                    | Op::CallGlobalMark(call)
+                    | Op::LoadCallee(call) => (call as usize) < parts.calls.len(),
                     Op::CallMethod { method, .. } | Op::CallMethodMark(method) => {
                         (method as usize) < parts.methods.len()
                     }
@@ -404,6 +498,15 @@ impl Program {
                 if !ok {
                     return bad(&format!("operand out of range in {op:?}"));
                 }
+            }
+        }
+        for (i, call) in parts.calls.iter().enumerate() {
+            let method = match call.otherwise {
+                Otherwise::Method(m) => (m as usize) < parts.methods.len(),
+                _ => true,
+            };
+            if (call.global as usize) >= parts.globals.len() || !method {
+                return Err(invalid(format!("call {i}: operand out of range")));
             }
         }
         Ok(Program {
@@ -434,10 +537,20 @@ impl Program {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// The context fields the program may read (its free variables), in
-    /// order of first use.
+    /// The context fields the program may read as values (its free
+    /// variables), in order of first use. A name it calls is looked up in
+    /// the context too (a variable of that name wins over the function):
+    /// [`Program::context_names`] lists both.
     pub fn free_variables(&self) -> &[Key] {
         &self.inner.free
+    }
+
+    /// Every name the program may look up in the context, in order of
+    /// first use: its free variables and the global names it calls
+    /// (`max` in `max(a, b)`, since a context variable `max` would be
+    /// called instead of the built-in).
+    pub fn context_names(&self) -> &[Key] {
+        &self.inner.names
     }
 
     /// The names of the built-in and host functions the program calls, in
@@ -449,6 +562,16 @@ impl Program {
             .iter()
             .map(String::as_str)
             .collect()
+    }
+
+    /// The functions the program calls by a name that is neither a local,
+    /// a built-in nor a host function, in order of first use. Compiling
+    /// succeeds (the spec lists `Unknown function` among evaluation errors,
+    /// so a call that is never reached is no error), but a call that is
+    /// reached fails with the error given here unless the context holds a
+    /// function of that name: a tool can report them before running.
+    pub fn unknown_functions(&self) -> &[UnknownFunction] {
+        &self.inner.parts.unknown_functions
     }
 
     /// The prototypes (0 is the expression).
@@ -513,6 +636,29 @@ pub(crate) fn show_value(v: &Value, out: &mut String) {
 }
 
 impl Program {
+    /// A named call for listings: the name and what it means without a
+    /// context variable of that name.
+    fn call_text(&self, call: u16) -> String {
+        let p = &self.inner.parts;
+        let Some(c) = p.calls.get(call as usize) else {
+            return "?".into();
+        };
+        let name = p.globals.get(c.global as usize).map_or("?", |g| &*g.name);
+        match &c.otherwise {
+            Otherwise::Function(f) => {
+                let mut s = format!("{name} (else ");
+                show_value(f, &mut s);
+                s.push(')');
+                s
+            }
+            Otherwise::Method(m) => {
+                let m = p.methods.get(*m as usize).map_or("?", |m| &*m.name);
+                format!("{name} (else method {m})")
+            }
+            Otherwise::Unknown(_) => format!("{name} (else unknown)"),
+        }
+    }
+
     fn operands(&self, op: &Op) -> String {
         let p = &self.inner.parts;
         let mut s = String::new();
@@ -571,20 +717,26 @@ impl Program {
             Op::CallValue(n) => {
                 let _ = write!(s, "{n}");
             }
-            Op::CallBuiltin { id, argc } => {
+            Op::CallBuiltin { id, argc, .. } => {
                 let _ = write!(s, "{}  argc {argc}", crate::stdlib::function_name(id));
             }
-            Op::CallBuiltinMark(id) => {
+            Op::CallBuiltinMark { id, .. } => {
                 s.push_str(crate::stdlib::function_name(id));
             }
-            Op::CallHost { index, argc } => {
+            Op::CallGlobal { call, argc } => {
+                let _ = write!(s, "{}  argc {argc}", self.call_text(call));
+            }
+            Op::CallGlobalMark(call) | Op::LoadCallee(call) => {
+                s.push_str(&self.call_text(call));
+            }
+            Op::CallHost { index, argc, .. } => {
                 let name = p
                     .host_functions
                     .get(index as usize)
                     .map_or("?", |h| h.name.as_str());
                 let _ = write!(s, "{name}  argc {argc}");
             }
-            Op::CallHostMark(index) => {
+            Op::CallHostMark { index, .. } => {
                 s.push_str(
                     p.host_functions
                         .get(index as usize)

@@ -10,7 +10,7 @@ use std::time::Duration;
 use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
 use xpr_vm::{
     Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, HostFunction, Key, Meter,
-    RunOptions, Span, Value, Vm,
+    RunOptions, Span, Value, Vm, program::UnknownFunction,
 };
 
 /// Every budget of a compile and a run. `None` means unlimited.
@@ -145,8 +145,9 @@ impl Engine {
     }
 
     /// Registers a host function callable from expressions as `name(...)`
-    /// (and `x |> name(...)`), after locals and built-ins. Each call costs
-    /// one fuel unit; a panic inside `f` is caught and reported as a host error.
+    /// (and `x |> name(...)`), after locals, context variables and
+    /// built-ins. Each call costs one fuel unit; a panic inside `f` is
+    /// caught and reported as a host error.
     ///
     /// # Errors
     /// When `name` is not an identifier, is a built-in (a host function
@@ -211,7 +212,9 @@ impl Engine {
     ///
     /// # Errors
     /// Parse errors (kind [`ErrorKind::Parse`], [`ErrorKind::Length`],
-    /// [`ErrorKind::Depth`]) and compile errors (for example an invalid regex literal).
+    /// [`ErrorKind::Depth`]) and compile errors (for example an invalid regex
+    /// literal). A call of an unknown function is not one: it fails when
+    /// reached, and [`Program::unknown_functions`] reports it ahead.
     pub fn compile(&self, source: &str) -> Result<Program, Error> {
         let ast = xpr_syntax::parse_with(source, &self.limits.parse()).map_err(parse_error)?;
         let env = xpr_compiler::CompileEnv {
@@ -346,14 +349,44 @@ impl Program {
         }
     }
 
-    /// The context fields the program reads (its free variables).
+    /// The context fields the program reads as values (its free variables).
     pub fn free_variables(&self) -> &[Key] {
         self.program.free_variables()
+    }
+
+    /// Every name the program may look up in the context: its free
+    /// variables and the global names it calls. A call looks its name up
+    /// in the context first (context always wins: with a field `max`,
+    /// `max(a, b)` calls that field's value), so a host that hands over
+    /// only some fields of a record should hand over these.
+    pub fn context_names(&self) -> &[Key] {
+        self.program.context_names()
     }
 
     /// The built-in and host functions the program calls by name.
     pub fn functions(&self) -> Vec<&str> {
         self.program.functions()
+    }
+
+    /// The functions the program calls by a name that is neither a local,
+    /// a built-in nor a host function, each with the error its call raises
+    /// when reached (did-you-mean hint included, at the first call's
+    /// position). The spec counts `Unknown function` among evaluation
+    /// errors, so such a program compiles and runs: a call in a branch
+    /// that is not taken is no error, and a context may supply a function
+    /// of that name. Report these before running to catch typos early.
+    ///
+    /// ```
+    /// let program = xpr::Engine::new().compile("vip ? bonus(total) : 0")?;
+    /// let unknown = program.unknown_functions();
+    /// assert_eq!(&*unknown[0].name, "bonus");
+    /// assert_eq!(unknown[0].error.to_string(), "Unknown function 'bonus' at position 6");
+    /// let record = serde_json::json!({"vip": false, "total": 10});
+    /// assert_eq!(program.run_json(&record)?, xpr::Value::Number(0.0));
+    /// # Ok::<(), xpr::Error>(())
+    /// ```
+    pub fn unknown_functions(&self) -> &[UnknownFunction] {
+        self.program.unknown_functions()
     }
 
     /// The underlying bytecode program.

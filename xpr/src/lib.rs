@@ -36,6 +36,7 @@ mod engine;
 pub use diagnostic::render_error;
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig};
 pub use xpr_vm::format::to_json_string;
+pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
     Arity, CancelHandle, Clock, Context, Error, ErrorKind, Field, HostError, Key, Map, Meter, Span,
     Value, Vm,

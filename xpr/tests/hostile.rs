@@ -151,16 +151,22 @@ fn looking_up_a_long_key_is_charged_per_byte() {
 
 // ─── the context is read once per variable and run ───────────────────────────
 
-/// A context that counts how often it is asked for a variable.
+/// A context that counts how often it is asked for `items`, and for
+/// other names (the called `range`: a context variable would win over it).
 struct Counting {
     items: Value,
     reads: std::sync::atomic::AtomicU64,
+    others: std::sync::atomic::AtomicU64,
 }
 
 impl xpr::Context for Counting {
     fn get(&self, name: &str) -> Option<Value> {
-        self.reads
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let counter = if name == "items" {
+            &self.reads
+        } else {
+            &self.others
+        };
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         (name == "items").then(|| self.items.clone())
     }
 }
@@ -174,6 +180,7 @@ fn context_variables_are_read_once_per_run() {
         let ctx = Counting {
             items: Value::array((0..1000).map(|i| Value::Number(f64::from(i))).collect()),
             reads: Default::default(),
+            others: Default::default(),
         };
         let engine = Engine::new().with_limits(Limits {
             timeout: None,
@@ -188,6 +195,7 @@ fn context_variables_are_read_once_per_run() {
         // A second run reads it again (nothing is kept between runs).
         program.run(&ctx).expect("runs");
         assert_eq!(ctx.reads.load(std::sync::atomic::Ordering::Relaxed), 2);
+        assert_eq!(ctx.others.load(std::sync::atomic::Ordering::Relaxed), 2);
     });
 }
 

@@ -32,7 +32,7 @@ impl Runtime for TestRuntime {
                 )),
             },
             other => Err(Error::type_error(format_args!(
-                "{} is not callable",
+                "Cannot call non-function: {} is not callable",
                 other.type_name()
             ))),
         }

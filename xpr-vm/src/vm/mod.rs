@@ -14,6 +14,7 @@
 //! - strings, arrays and objects are charged to the memory budget, at their
 //!   logical size, before they are built; their nesting depth is checked.
 
+mod calls;
 pub mod ops;
 
 use std::sync::Arc;
@@ -126,6 +127,10 @@ pub struct Vm {
     /// often the expression names it (a `serde_json` context converts the
     /// field on every read).
     globals: Vec<Option<Value>>,
+    /// The names the main program calls that the context was found not to
+    /// have in this run, one bit per global: a call of a built-in asks the
+    /// context once per name and run, not once per call.
+    absent: Vec<u64>,
     /// A built context value not kept in `globals` (read by a closure from
     /// another program), parked until the instruction reading it is done.
     scratch: Option<Value>,
@@ -179,6 +184,7 @@ impl Vm {
         };
         // Filled lazily, by contexts that build the values they return.
         self.globals.clear();
+        self.absent.clear();
         // The main frame has no callee below its locals.
         if main.slots > 0 {
             self.stack.resize(main.slots as usize, Value::Null);
@@ -658,7 +664,10 @@ fn locate(e: Error, proto: &Proto, at: usize) -> Error {
 
 #[cold]
 fn not_callable(v: &Value) -> Error {
-    Error::type_error(format_args!("{} is not callable", v.type_name()))
+    Error::type_error(format_args!(
+        "Cannot call non-function: {} is not callable",
+        v.type_name()
+    ))
 }
 
 impl<'a> Exec<'a> {
@@ -1182,18 +1191,48 @@ impl<'a> Exec<'a> {
                             continue 'outer;
                         }
                     }
-                    Op::CallBuiltin { id, argc } => {
+                    Op::CallBuiltin { id, argc, global } => {
+                        if let Some(f) = tri!(self.shadow(program, global)) {
+                            save_ip!();
+                            let pos = self.vm.stack.len().saturating_sub(argc as usize);
+                            let r = self.call_shadowing(program, global, f, pos, Some("built-in"));
+                            if let Flow::Entered = tri!(r) {
+                                continue 'outer;
+                            }
+                            continue;
+                        }
                         let args = self.vm.take(argc as usize);
                         let v = tri!(self.call_builtin(id, &args));
                         self.vm.stack.push(v);
                     }
-                    Op::CallBuiltinMark(id) => {
+                    Op::CallBuiltinMark { id, global } => {
                         let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        if let Some(f) = tri!(self.shadow(program, global)) {
+                            save_ip!();
+                            let r = self.call_shadowing(program, global, f, mark, Some("built-in"));
+                            if let Flow::Entered = tri!(r) {
+                                continue 'outer;
+                            }
+                            continue;
+                        }
                         let args = self.vm.take(self.vm.stack.len().saturating_sub(mark));
                         let v = tri!(self.call_builtin(id, &args));
                         self.vm.stack.push(v);
                     }
-                    Op::CallHost { index, argc } => {
+                    Op::CallHost {
+                        index,
+                        argc,
+                        global,
+                    } => {
+                        if let Some(f) = tri!(self.shadow(program, global)) {
+                            save_ip!();
+                            let pos = self.vm.stack.len().saturating_sub(argc as usize);
+                            let r = self.call_shadowing(program, global, f, pos, Some("host"));
+                            if let Flow::Entered = tri!(r) {
+                                continue 'outer;
+                            }
+                            continue;
+                        }
                         let args = self.vm.take(argc as usize);
                         let Some(h) = parts.host_functions.get(index as usize) else {
                             return Err(internal("no host function"));
@@ -1201,14 +1240,40 @@ impl<'a> Exec<'a> {
                         let v = tri!(self.call_host(h, &args));
                         self.vm.stack.push(v);
                     }
-                    Op::CallHostMark(index) => {
+                    Op::CallHostMark { index, global } => {
                         let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        if let Some(f) = tri!(self.shadow(program, global)) {
+                            save_ip!();
+                            let r = self.call_shadowing(program, global, f, mark, Some("host"));
+                            if let Flow::Entered = tri!(r) {
+                                continue 'outer;
+                            }
+                            continue;
+                        }
                         let args = self.vm.take(self.vm.stack.len().saturating_sub(mark));
                         let Some(h) = parts.host_functions.get(index as usize) else {
                             return Err(internal("no host function"));
                         };
                         let v = tri!(self.call_host(h, &args));
                         self.vm.stack.push(v);
+                    }
+                    Op::CallGlobal { call, argc } => {
+                        save_ip!();
+                        let pos = self.vm.stack.len().saturating_sub(argc as usize);
+                        if let Flow::Entered = tri!(self.call_global(program, call, pos)) {
+                            continue 'outer;
+                        }
+                    }
+                    Op::CallGlobalMark(call) => {
+                        save_ip!();
+                        let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
+                        if let Flow::Entered = tri!(self.call_global(program, call, mark)) {
+                            continue 'outer;
+                        }
+                    }
+                    Op::LoadCallee(call) => {
+                        let f = tri!(self.load_callee(program, call));
+                        self.vm.stack.push(f);
                     }
                     Op::CallMethod { method, argc } => {
                         if argc == 0

@@ -1,6 +1,9 @@
 //! `xpr check`: parse and compile only; report the error with a caret (or
 //! as JSON), list the free variables and functions, and warn about free
 //! variables that are not fields of the records (`--fields`, `--sample`).
+//! A call of an unknown function is reported as an error: the library runs
+//! such a program (the spec makes it an evaluation error, raised only where
+//! the call is reached), but a JSON record can never supply a function.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -12,8 +15,9 @@ use super::json_in::{self, Conv};
 use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
-/// A free variable that is not a known field, or a method name that no
-/// type has but is close to one that does.
+/// A free variable that is not a known field, a method name that no type
+/// has but is close to one that does, or a field that shadows a function
+/// the expression calls.
 struct Unknown {
     kind: UnknownKind,
     name: String,
@@ -24,6 +28,7 @@ struct Unknown {
 enum UnknownKind {
     Field,
     Method,
+    Shadow,
 }
 
 /// Runs `xpr check`.
@@ -52,6 +57,21 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             return Err(Exit::expression(render_error(&e, &args.expr)));
         }
     };
+    let unknown_functions = program.unknown_functions();
+    if let Some(first) = unknown_functions.first() {
+        if args.json {
+            print(&error_json(&engine, &args.expr, &first.error))?;
+            return Err(Exit {
+                code: 1,
+                message: None,
+            });
+        }
+        let rendered = unknown_functions
+            .iter()
+            .map(|u| render_error(&u.error, &args.expr))
+            .collect();
+        return Err(Exit::expression(rendered));
+    }
     let free: Vec<&str> = program.free_variables().iter().map(|k| &**k).collect();
     let functions = program.functions();
     let unknown: Vec<Unknown> = match &known {
@@ -67,6 +87,18 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             .collect(),
         None => Vec::new(),
     };
+    // Context always wins: a field named like a called function is called
+    // instead of it, and is no function in a JSON record.
+    let shadows = known
+        .iter()
+        .flatten()
+        .filter(|f| functions.contains(&f.as_str()))
+        .map(|f| Unknown {
+            kind: UnknownKind::Shadow,
+            name: f.clone(),
+            suggestion: None,
+        });
+    let unknown: Vec<Unknown> = unknown.into_iter().chain(shadows).collect();
     // A method name no type has is only right for an object's own function
     // field (`o.double(4)`): warned about only when it is near a built-in
     // method, as a typo (`items.filtr(...)`).
@@ -98,6 +130,7 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             out.extend_from_slice(match u.kind {
                 UnknownKind::Field => b"{\"kind\":\"unknown_field\",\"name\":",
                 UnknownKind::Method => b"{\"kind\":\"unknown_method\",\"name\":",
+                UnknownKind::Shadow => b"{\"kind\":\"shadowed_function\",\"name\":",
             });
             write_str(&mut out, &u.name);
             out.extend_from_slice(b",\"message\":");
@@ -141,6 +174,12 @@ fn warning_text(u: &Unknown) -> String {
     let what = match u.kind {
         UnknownKind::Field => "a field of the records",
         UnknownKind::Method => "a built-in method",
+        UnknownKind::Shadow => {
+            return format!(
+                "the field '{0}' shadows the function '{0}': the context wins, so {0}(...) calls the field's value and fails",
+                u.name
+            );
+        }
     };
     match &u.suggestion {
         Some(s) => format!("'{}' is not {what} (did you mean '{s}'?)", u.name),

@@ -41,8 +41,12 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
 pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     let context = context(args)?;
     let engine = args.limits.engine();
-    let value = engine
-        .eval(&args.expr, &context)
+    let (program, value) = engine
+        .compile(&args.expr)
+        .and_then(|program| {
+            let value = program.run(&context)?;
+            Ok((program, value))
+        })
         .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     let mut out = Vec::new();
     if args.pretty {
@@ -55,7 +59,10 @@ pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     stdout
         .write_all(&out)
         .and_then(|()| stdout.flush())
-        .map_err(Exit::from_stdout)
+        .map_err(Exit::from_stdout)?;
+    // Only when the value stands: a call that was reached said it already.
+    super::warn_unknown_functions(&program);
+    Ok(())
 }
 
 /// Runs `xpr disasm`: the program's `Display` on stdout.

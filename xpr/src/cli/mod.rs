@@ -362,3 +362,24 @@ pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, Exit> {
         })
     }
 }
+
+/// Warns on stderr, one line each, about the functions `program` calls by
+/// a name that is no function: the spec makes `Unknown function` an
+/// evaluation error, so the program runs, and fails only where such a
+/// call is reached.
+pub fn warn_unknown_functions(program: &xpr::Program) {
+    use std::io::Write as _;
+    let unknown = program.unknown_functions();
+    if unknown.is_empty() {
+        return;
+    }
+    let mut text = String::new();
+    for u in unknown {
+        text.push_str(&format!(
+            "warning: {} (evaluations that reach this call fail)\n",
+            u.error
+        ));
+    }
+    // A closed stderr leaves nothing to warn.
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}

@@ -470,13 +470,15 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
     let program = engine
         .compile(&args.expr)
         .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    super::warn_unknown_functions(&program);
     let inputs = input::open(&args.files)?;
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
     );
     let job = Job {
-        wanted: Wanted::new(program.free_variables()),
+        // A called name too: a field of that name is what the call calls.
+        wanted: Wanted::new(program.context_names()),
         program,
         as_name: args.as_name.as_deref(),
         filter: args.filter,
