@@ -12,8 +12,19 @@ use super::{DisasmArgs, EvalArgs, Exit, read_path};
 /// an empty object when neither is given.
 fn context(args: &EvalArgs) -> Result<Value, Exit> {
     let (bytes, what) = match (&args.context, &args.context_file) {
-        (Some(text), _) => (text.as_bytes().to_vec(), "--context".to_string()),
-        (None, Some(path)) => (read_path(path)?, path.display().to_string()),
+        (Some(text), _) => {
+            if text.len() > args.max_context_bytes {
+                return Err(Exit::usage(format_args!(
+                    "--context: longer than {} bytes (--max-context-bytes)",
+                    args.max_context_bytes
+                )));
+            }
+            (text.as_bytes().to_vec(), "--context".to_string())
+        }
+        (None, Some(path)) => (
+            read_path(path, args.max_context_bytes, "--max-context-bytes")?,
+            path.display().to_string(),
+        ),
         (None, None) => return Ok(Value::object(Map::default())),
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
