@@ -5,7 +5,7 @@
 //! twice the memory budget however the output is escaped. Everything is
 //! shown by counting (bytes, records, exit statuses), never by timing.
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::process::{Command, Output, Stdio};
 
 fn xpr() -> Command {
@@ -87,4 +87,147 @@ fn a_context_is_read_up_to_its_limit() {
     assert_fails(&o, 2, "xpr: --context: longer than 8 bytes (--max-context-bytes)");
     let o = run(&["eval", "a", "--context", text, "--max-context-bytes", &limit]);
     assert_eq!(stdout(&o), "41\n", "{}", stderr(&o));
+}
+
+// ------------------------------------------------- lines that never end
+
+/// `n` bytes with no newline: pseudo-random (a fixed linear congruential
+/// sequence, so every run sees the same bytes), or zeros.
+fn no_newline(n: usize, random: bool) -> Vec<u8> {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    (0..n)
+        .map(|_| {
+            if !random {
+                return 0;
+            }
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            match (state >> 56) as u8 {
+                b'\n' => b'x',
+                b => b,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn an_endless_line_is_reported_at_once() {
+    // /dev/zero never ends: the record is reported as soon as it passes
+    // the limit (the default, 64 MiB), status 2 with --on-error fail.
+    for format in ["ndjson", "json"] {
+        let o = run(&["run", "a", "/dev/zero", "--input", format]);
+        assert_fails(
+            &o,
+            2,
+            "error: /dev/zero:1: record longer than 67108864 bytes (--max-record-bytes)",
+        );
+    }
+    let o = run(&["check", "a", "--sample", "/dev/zero"]);
+    assert_fails(
+        &o,
+        2,
+        "xpr: /dev/zero: the first record is longer than 67108864 bytes",
+    );
+    // With --on-error skip the run reads on, skipping without holding the
+    // line: the warning comes while it does (the child is stopped once the
+    // warning is seen; it would read /dev/zero for ever).
+    for args in [
+        &["run", "a", "--on-error", "skip", "--max-record-bytes", "1000"][..],
+        &["batch", "--max-record-bytes", "1000"][..],
+    ] {
+        let mut child = xpr()
+            .args(args)
+            .stdin(std::fs::File::open("/dev/zero").expect("/dev/zero"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn xpr");
+        let want = if args[0] == "run" {
+            "warning: <stdin>:1: record longer than 1000 bytes (--max-record-bytes)\n"
+        } else {
+            "{\"error\":\"line 1: longer than 1000 bytes (--max-record-bytes)\""
+        };
+        let mut seen = vec![0u8; want.len()];
+        let read = if args[0] == "run" {
+            child.stderr.take().expect("stderr").read_exact(&mut seen)
+        } else {
+            child.stdout.take().expect("stdout").read_exact(&mut seen)
+        };
+        // Ours to stop: it would read /dev/zero for ever.
+        let _ = child.kill();
+        let _ = child.wait();
+        read.expect("a report");
+        assert_eq!(String::from_utf8_lossy(&seen), want);
+    }
+}
+
+#[test]
+fn a_too_long_line_is_skipped_and_an_unended_one_ends_the_run() {
+    for random in [false, true] {
+        // Three megabytes without a newline, then a record, then the same
+        // again cut by the end of the input.
+        let junk = no_newline(3 << 20, random);
+        let mut input = b"{\"a\": 1}\n".to_vec();
+        input.extend_from_slice(&junk);
+        input.extend_from_slice(b"\n{\"a\": 2}\n");
+        input.extend_from_slice(&junk);
+        let limit = ["--max-record-bytes", "1000000"];
+        for jobs in ["1", "3"] {
+            let args = [&["run", "a", "--on-error", "skip", "-j", jobs][..], &limit].concat();
+            let o = run_with(&args, &input);
+            assert_fails(
+                &o,
+                2,
+                "warning: <stdin>:2: record longer than 1000000 bytes (--max-record-bytes)\n\
+                 warning: <stdin>:4: record longer than 1000000 bytes (--max-record-bytes)\n\
+                 error: <stdin>:4: the input ended inside this record, longer than 1000000 bytes (--max-record-bytes)\n\
+                 xpr: 4 records in, 2 out, 2 errors,",
+            );
+            assert_eq!(stdout(&o), "1\n2\n");
+            // --on-error null answers each line.
+            let args = [&["run", "a", "--on-error", "null", "-j", jobs][..], &limit].concat();
+            let o = run_with(&args, &input);
+            assert_fails(&o, 2, "xpr: 4 records in, 4 out, 2 errors,");
+            assert_eq!(stdout(&o), "1\nnull\n2\nnull\n");
+            // --on-error fail stops at the first, as for any input error.
+            let args = [&["run", "a", "-j", jobs][..], &limit].concat();
+            let o = run_with(&args, &input);
+            assert_fails(&o, 2, "error: <stdin>:2: record longer than 1000000 bytes");
+            assert_eq!(stdout(&o), "1\n");
+        }
+        // A JSON array element: skipped to its end, or never ended.
+        let mut array = b"[1, \"".to_vec();
+        array.extend(junk.iter().map(|&b| if b == b'"' || b == b'\\' { b'x' } else { b }));
+        array.extend_from_slice(b"\", 2, \"");
+        array.extend(junk.iter().map(|&b| if b == b'"' || b == b'\\' { b'x' } else { b }));
+        let args = [&["run", "_", "--as", "_", "--input", "json", "--on-error", "skip"][..], &limit].concat();
+        let o = run_with(&args, &array);
+        assert_fails(
+            &o,
+            2,
+            "warning: <stdin>:1: record longer than 1000000 bytes (--max-record-bytes)\n\
+             warning: <stdin>:1: record longer than 1000000 bytes (--max-record-bytes)\n\
+             error: <stdin>:1: the input ended inside this record, longer than 1000000 bytes (--max-record-bytes)\n\
+             xpr: 4 records in, 2 out, 2 errors,",
+        );
+        assert_eq!(stdout(&o), "1\n2\n");
+        // batch answers the line at once, then the next; an unended last
+        // line is status 2.
+        let mut requests = b"{\"expression\": \"1\"}\n".to_vec();
+        requests.extend_from_slice(&junk);
+        requests.extend_from_slice(b"\n{\"expression\": \"2\"}\n");
+        requests.extend_from_slice(&junk);
+        let o = run_with(&[&["batch"][..], &limit].concat(), &requests);
+        assert_fails(
+            &o,
+            2,
+            "xpr: line 4: standard input ended inside this line, longer than 1000000 bytes (--max-record-bytes)",
+        );
+        let too_long = "{\"error\":\"line 2: longer than 1000000 bytes (--max-record-bytes)\",\"kind\":\"input\",\"position\":null}";
+        assert_eq!(
+            stdout(&o),
+            format!("{{\"ok\":1}}\n{too_long}\n{{\"ok\":2}}\n{}\n", too_long.replace("line 2", "line 4"))
+        );
+    }
 }

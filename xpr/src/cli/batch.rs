@@ -194,23 +194,42 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
     let mut line = Vec::new();
     let mut response = Vec::new();
     let mut line_no = 0u64;
+    let max = args.max_record_bytes;
+    let too_long = |line_no| format!("line {line_no}: longer than {max} bytes (--max-record-bytes)");
+    // The line being read; a line reported too long is read on (skipped)
+    // to its end.
+    let mut read = Line::new(0);
     loop {
         line.clear();
         response.clear();
-        line_no += 1;
-        let mut read = Line::new(0);
+        if !read.reported {
+            line_no += 1;
+            read = Line::new(0);
+        }
         // A UTF-8 byte order mark opening the input is not part of the
         // request (as `xpr run` reads it).
         let first = line_no == 1;
-        let max = args.max_record_bytes;
         match read_line(&mut stdin, &mut line, &mut read, max, first, false) {
             Ok(LineRead::End) => break,
             // Not asked to pause.
             Ok(LineRead::Paused) => break,
-            Ok(LineRead::Whole { too_long: true, .. }) => input_error(
-                &mut response,
-                &format!("line {line_no}: longer than {max} bytes (--max-record-bytes)"),
-            ),
+            // Answered as soon as it passes the limit: it may never end.
+            Ok(LineRead::TooLong) => input_error(&mut response, &too_long(line_no)),
+            Ok(LineRead::Whole {
+                terminated: false, ..
+            }) if read.reported => {
+                return Err(Exit::usage(format_args!(
+                    "line {line_no}: standard input ended inside this line, longer than {max} bytes (--max-record-bytes)"
+                )));
+            }
+            Ok(LineRead::Whole { .. }) if read.reported => {
+                // Answered already; the next line follows.
+                read.reported = false;
+                continue;
+            }
+            Ok(LineRead::Whole { too_long: true, .. }) => {
+                input_error(&mut response, &too_long(line_no));
+            }
             Ok(LineRead::Whole { start, end, .. }) => {
                 let text = line.get(start..end).unwrap_or(&[]);
                 answer(line_no, text, &engine, &mut cache, &mut response);

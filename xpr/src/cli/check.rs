@@ -241,20 +241,25 @@ fn sample_error(path: &Path, e: &serde_json::Error) -> Exit {
     ))
 }
 
+/// The longest first record `--sample` reads.
+const SAMPLE_BYTES: usize = 64 << 20;
+
 fn first_record(path: &Path, format: InputFormat) -> Result<String, Exit> {
     let inputs = input::open(std::slice::from_ref(&path.to_path_buf()))?;
     let mut first: Option<Result<String, String>> = None;
     input::read_all(
         inputs,
         format,
-        64 << 20,
+        SAMPLE_BYTES,
         &input::ChunkPool::default(),
         &mut |chunk| {
             if let Some(r) = chunk.records.first() {
                 first = Some(match &r.problem {
                     None => String::from_utf8(chunk.bytes(r).to_vec())
                         .map_err(|_| "invalid UTF-8".to_string()),
-                    Some(Problem::TooLong) => Err("record too long".to_string()),
+                    Some(Problem::TooLong | Problem::Unended) => Err(format!(
+                        "the first record is longer than {SAMPLE_BYTES} bytes"
+                    )),
                     Some(Problem::Broken(m)) => Err(m.clone()),
                 });
             }

@@ -23,8 +23,15 @@ const CHUNK_RECORDS: usize = 2048;
 /// Why a record cannot be parsed at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
-    /// Longer than `--max-record-bytes`; its bytes were not kept.
+    /// Longer than `--max-record-bytes`; its bytes were not kept. Handed
+    /// over as soon as the limit is passed, not when (if ever) the record
+    /// ends: the rest of it is then skipped without being held.
     TooLong,
+    /// Not a record: the input ended inside the record just reported
+    /// [`Problem::TooLong`], before its end of line (or, in a JSON array,
+    /// before the end of the element): a stream without line breaks, such
+    /// as `/dev/zero` cut short. The run ends.
+    Unended,
     /// Broken input at this point (an I/O error or a malformed array);
     /// the rest of that input is not read.
     Broken(String),
@@ -342,6 +349,14 @@ impl Sink<'_> {
         0
     }
 
+    /// Hands over the records so far, if any (a record that must be
+    /// reported now, not when the chunk is full).
+    fn flush(&mut self) {
+        if !self.chunk.records.is_empty() {
+            self.hand_over();
+        }
+    }
+
     /// Hands over what is left of an input (a chunk holds one input's records).
     fn end_of_input(&mut self) {
         if self.chunk.records.is_empty() {
@@ -361,7 +376,8 @@ fn is_ws(b: u8) -> bool {
 
 /// A line being read by [`read_line`]: where it starts in the buffer,
 /// whether it is already too long (its bytes are then dropped), whether
-/// any byte of it was read. Kept across [`LineRead::Paused`].
+/// any byte of it was read. Kept across [`LineRead::Paused`] and
+/// [`LineRead::TooLong`].
 #[derive(Debug, Clone, Copy)]
 pub struct Line {
     /// Offset of the line's first byte in the buffer.
@@ -371,6 +387,8 @@ pub struct Line {
     /// Every byte read so far is whitespace (known even when the bytes of
     /// a too-long line are not kept).
     pub blank: bool,
+    /// [`LineRead::TooLong`] was returned for this line.
+    pub reported: bool,
 }
 
 impl Line {
@@ -381,6 +399,7 @@ impl Line {
             too_long: false,
             any: false,
             blank: true,
+            reported: false,
         }
     }
 }
@@ -394,11 +413,19 @@ pub enum LineRead {
     /// (without a leading byte order mark on a first line, and without its
     /// `\n` or `\r\n`) is `start..end`. `too_long` when the content is
     /// longer than the limit; none of it is kept then (`start == end`).
+    /// `terminated` when it ended with a `\n` (not at the end of input).
     Whole {
         start: usize,
         end: usize,
         too_long: bool,
+        terminated: bool,
     },
+    /// The line, not blank, has just passed the limit and has not ended:
+    /// returned once per line, so that the caller can report it at once
+    /// (a line may never end). Reading on with the same `line` skips the
+    /// rest of it, holding none of it, up to its `Whole` (with
+    /// `too_long`; [`Line::reported`] is then set).
+    TooLong,
     /// The reader's buffer is spent and the caller asked to be told
     /// before a read that may block; the line so far is in the buffer.
     Paused,
@@ -408,7 +435,8 @@ pub enum LineRead {
 /// `Line::new(buf.len())`); `first` says it is the input's first line,
 /// which may open with a UTF-8 byte order mark (not part of the content).
 /// At most `max` bytes of content (plus the mark and `\r\n`) are held
-/// while reading, so a line that never ends cannot exhaust memory. With
+/// while reading, so a line that never ends cannot exhaust memory, and
+/// one that passes the limit is told at once ([`LineRead::TooLong`]). With
 /// `pause`, returns [`LineRead::Paused`] instead of reading when the
 /// reader has nothing buffered (so the caller can hand over finished
 /// records first).
@@ -425,6 +453,7 @@ pub fn read_line<R: Read>(
 ) -> io::Result<LineRead> {
     let mark = if first { BOM.len() } else { 0 };
     let held = max.saturating_add(mark + 2);
+    let mut terminated = false;
     loop {
         if pause && r.buffer().is_empty() {
             return Ok(LineRead::Paused);
@@ -462,7 +491,12 @@ pub fn read_line<R: Read>(
         }
         r.consume(take);
         if done {
+            terminated = true;
             break;
+        }
+        if line.too_long && !line.blank && !line.reported {
+            line.reported = true;
+            return Ok(LineRead::TooLong);
         }
     }
     // The limit is on the content.
@@ -486,6 +520,7 @@ pub fn read_line<R: Read>(
         start,
         end,
         too_long: line.too_long,
+        terminated,
     })
 }
 
@@ -494,6 +529,9 @@ pub fn read_line<R: Read>(
 /// before a pause. Pauses (returning [`Step::More`]) before a read that
 /// may block while finished records wait, after handing them over, so a
 /// slow stream (`tail -f`) gets every complete record's result at once.
+/// A record longer than the limit is handed over as soon as it passes it
+/// (the rest of its line is then skipped); if the input ends before that
+/// line does, a [`Problem::Unended`] follows it.
 fn ndjson_line<R: Read>(
     reader: &mut BufReader<R>,
     number: &mut u64,
@@ -514,7 +552,38 @@ fn ndjson_line<R: Read>(
             start,
             end,
             too_long,
-        }) => (start, end, too_long),
+            terminated,
+        }) => {
+            if line.reported {
+                // Handed over when it passed the limit.
+                if !terminated {
+                    let at = sink.chunk.data.len();
+                    sink.push(Record {
+                        start: at,
+                        end: at,
+                        line: *number,
+                        problem: Some(Problem::Unended),
+                    });
+                }
+                *number += 1;
+                return Step::More;
+            }
+            (start, end, too_long)
+        }
+        Ok(LineRead::TooLong) => {
+            sink.chunk.data.truncate(line.start);
+            let at = line.start;
+            sink.push(Record {
+                start: at,
+                end: at,
+                line: *number,
+                problem: Some(Problem::TooLong),
+            });
+            sink.flush();
+            line.start = sink.chunk.data.len();
+            *partial = Some(line);
+            return Step::More;
+        }
         Ok(LineRead::Paused) => {
             line.start = sink.hand_over_keeping(line.start);
             *partial = Some(line);
@@ -572,6 +641,8 @@ struct Scanner {
     start: usize,
     record_line: u64,
     too_long: bool,
+    /// The record, too long, was handed over already.
+    reported: bool,
     /// Whitespace was dropped since the last byte kept.
     gap: bool,
     last: u8,
@@ -598,6 +669,7 @@ impl Scanner {
             start: 0,
             record_line: 1,
             too_long: false,
+            reported: false,
             gap: false,
             last: 0,
             ended_line: false,
@@ -610,6 +682,7 @@ impl Scanner {
         self.start = data.len();
         self.record_line = self.line;
         self.too_long = false;
+        self.reported = false;
         self.gap = false;
         self.last = 0;
         self.depth = 0;
@@ -767,7 +840,9 @@ fn array_buffer<R: Read>(
                     } else {
                         State::BeforeElement { first: false }
                     };
-                    sink.push(record);
+                    if !s.reported {
+                        sink.push(record);
+                    }
                 }
             }
             State::AfterArray => {
@@ -784,6 +859,15 @@ fn array_buffer<R: Read>(
                 s.element_byte(data, b, max_record, false);
             }
         }
+        if s.too_long && !s.reported {
+            // Reported as soon as it passes the limit (it may never end);
+            // the rest of it is skipped without being held.
+            s.reported = true;
+            let record = s.record(&sink.chunk.data);
+            sink.push(record);
+            sink.flush();
+            s.start = sink.chunk.data.len();
+        }
         s.ended_line = b == b'\n';
         if s.ended_line {
             s.line += 1;
@@ -798,8 +882,20 @@ fn array_end(s: &mut Scanner, sink: &mut Sink<'_>) {
     match s.state {
         State::Start | State::AfterArray => {}
         State::Single => {
-            let record = s.record(&sink.chunk.data);
-            sink.push(record);
+            if !s.reported {
+                let record = s.record(&sink.chunk.data);
+                sink.push(record);
+            }
+        }
+        State::Element if s.reported => {
+            // Inside an element reported too long: it never ended.
+            let at = sink.chunk.data.len();
+            sink.push(Record {
+                start: at,
+                end: at,
+                line: s.record_line,
+                problem: Some(Problem::Unended),
+            });
         }
         State::BeforeElement { .. } | State::Element => {
             // A last element that is surely complete (it ends with its own
@@ -924,6 +1020,89 @@ mod tests {
         assert_eq!(got, vec![ok(1, "{\"a\":1}"), ok(2, "\u{feff}2")]);
         let got = split(InputFormat::Json, "\u{feff}[1, 2]", 100);
         assert_eq!(got, vec![ok(1, "1"), ok(1, "2")]);
+    }
+
+    /// The records read from `reader` up to the first with a problem (the
+    /// reader is not pulled further: it may be endless), as [`split`]
+    /// shows them.
+    fn records_to_problem(
+        format: InputFormat,
+        reader: Box<dyn Read + Send>,
+        max: usize,
+    ) -> Split {
+        let input = Input {
+            name: Arc::from("t"),
+            reader,
+        };
+        let pool = ChunkPool::default();
+        let mut reader = Reader::new(vec![input], format, max, &pool);
+        let mut out = Vec::new();
+        while let Some(chunk) = reader.next_chunk() {
+            for r in &chunk.records {
+                let Some(p) = &r.problem else {
+                    let text = String::from_utf8_lossy(chunk.bytes(r)).into_owned();
+                    out.push((r.line, Ok(text)));
+                    continue;
+                };
+                out.push((r.line, Err(p.clone())));
+                return out;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_line_that_never_ends_is_handed_over_once_past_the_limit() {
+        // An endless input: the too-long record comes out (after the
+        // records before it), rather than the reader reading for ever.
+        let endless = io::Cursor::new(b"[1]\n".to_vec()).chain(io::repeat(0));
+        let got = records_to_problem(InputFormat::Ndjson, Box::new(endless), 1000);
+        assert_eq!(got, vec![ok(1, "[1]"), (2, Err(Problem::TooLong))]);
+        // Inside a JSON array, and as a single JSON document.
+        let endless = io::Cursor::new(b"[1, \"".to_vec()).chain(io::repeat(b'x'));
+        let got = records_to_problem(InputFormat::Json, Box::new(endless), 1000);
+        assert_eq!(got, vec![ok(1, "1"), (1, Err(Problem::TooLong))]);
+        let got = records_to_problem(InputFormat::Json, Box::new(io::repeat(0)), 1000);
+        assert_eq!(got, vec![(1, Err(Problem::TooLong))]);
+        // Blank, it is no record: nothing is reported until a record comes.
+        let blank = io::Cursor::new(b"[1]\n".to_vec())
+            .chain(io::repeat(b' ').take(5000))
+            .chain(io::Cursor::new(b"\n[2]\n".to_vec()));
+        let got = split_reader(InputFormat::Ndjson, Box::new(blank), 1000).0;
+        assert_eq!(got, vec![ok(1, "[1]"), ok(3, "[2]")]);
+    }
+
+    #[test]
+    fn a_too_long_line_is_skipped_to_its_end_and_an_unended_one_is_told() {
+        let long = "x".repeat(5000);
+        // Skipped to its end of line: the next records follow.
+        let text = format!("[1]\n{long}\n[2]\n{long}");
+        let got = split(InputFormat::Ndjson, &text, 1000);
+        assert_eq!(
+            got,
+            vec![
+                ok(1, "[1]"),
+                (2, Err(Problem::TooLong)),
+                ok(3, "[2]"),
+                (4, Err(Problem::TooLong)),
+                (4, Err(Problem::Unended)),
+            ]
+        );
+        // Ended by the input just after its newline: nothing unended.
+        let got = split(InputFormat::Ndjson, &format!("{long}\r\n"), 1000);
+        assert_eq!(got, vec![(1, Err(Problem::TooLong))]);
+        // A JSON array element: skipped to its end, or never ended.
+        let text = format!("[1,\n\"{long}\",\n 2]");
+        let got = split(InputFormat::Json, &text, 1000);
+        assert_eq!(got, vec![ok(1, "1"), (2, Err(Problem::TooLong)), ok(3, "2")]);
+        let got = split(InputFormat::Json, &format!("[1,\n\"{long}"), 1000);
+        assert_eq!(
+            got,
+            vec![ok(1, "1"), (2, Err(Problem::TooLong)), (2, Err(Problem::Unended))]
+        );
+        // A single document ends with the input.
+        let got = split(InputFormat::Json, &format!("\"{long}\""), 1000);
+        assert_eq!(got, vec![(1, Err(Problem::TooLong))]);
     }
 
     #[test]

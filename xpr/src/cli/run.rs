@@ -71,6 +71,9 @@ enum Failure {
     Input(String),
     /// The expression failed on this record (status 1 when fatal).
     Eval(Error),
+    /// The input ended inside a record reported too long: the run ends
+    /// (status 2) whatever `--on-error` says, after the summary.
+    Unended(String),
 }
 
 /// A failure with where it happened.
@@ -166,6 +169,18 @@ impl Job<'_> {
                 spill(&mut o.out);
                 o.out.clear();
             }
+            if matches!(r.problem, Some(Problem::Unended)) {
+                // Not a record: the one reported too long never ended.
+                o.fatal = Some(Located {
+                    source: chunk.source.clone(),
+                    line: r.line,
+                    failure: Failure::Unended(format!(
+                        "the input ended inside this record, longer than {} bytes (--max-record-bytes)",
+                        self.max_record
+                    )),
+                });
+                break;
+            }
             o.records += 1;
             match self.evaluate(chunk, r, text, w) {
                 Ok(v) => {
@@ -260,6 +275,8 @@ impl Job<'_> {
                 )));
             }
             Some(Problem::Broken(message)) => return Err(Failure::Input(message.clone())),
+            // Handled by `process`.
+            Some(Problem::Unended) => return Err(Failure::Input(String::new())),
         }
         let record = match text.and_then(|t| t.get(r.start..r.end)) {
             Some(record) => record,
@@ -350,6 +367,8 @@ struct Writer<'a> {
     shown: usize,
     noted: bool,
     progress: Option<indicatif::ProgressBar>,
+    started: Instant,
+    quiet: bool,
 }
 
 impl Writer<'_> {
@@ -380,12 +399,17 @@ impl Writer<'_> {
                 p.finish_and_clear();
             }
             let code = match fatal.failure {
-                Failure::Input(_) => 2,
+                Failure::Input(_) | Failure::Unended(_) => 2,
                 Failure::Eval(_) => 1,
             };
+            let mut message = self.describe("error", fatal);
+            if matches!(fatal.failure, Failure::Unended(_)) {
+                // The records before it were all dealt with: count them.
+                message.push_str(&self.summary());
+            }
             return Err(Exit {
                 code,
-                message: Some(self.describe("error", fatal)),
+                message: Some(message),
             });
         }
         Ok(o.out)
@@ -403,7 +427,9 @@ impl Writer<'_> {
     /// `LEVEL: SOURCE:LINE: MESSAGE`, and for expression errors the caret block.
     fn describe(&self, level: &str, l: &Located) -> String {
         match &l.failure {
-            Failure::Input(message) => format!("{level}: {}:{}: {message}\n", l.source, l.line),
+            Failure::Input(message) | Failure::Unended(message) => {
+                format!("{level}: {}:{}: {message}\n", l.source, l.line)
+            }
             Failure::Eval(e) => {
                 let rendered = render_error(e, self.expr);
                 let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
@@ -424,22 +450,30 @@ impl Writer<'_> {
         }
     }
 
-    fn finish(mut self, started: Instant, quiet: bool) -> Result<(), Exit> {
+    /// The summary line (empty with `-q`).
+    fn summary(&self) -> String {
+        if self.quiet {
+            return String::new();
+        }
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        format!(
+            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
+            plural(self.records, "record", "records"),
+            self.outputs,
+            plural(self.errors, "error", "errors"),
+            self.started.elapsed().as_secs_f64(),
+            plural(self.big_ints, "integer", "integers"),
+        )
+    }
+
+    fn finish(mut self) -> Result<(), Exit> {
         self.out.flush().map_err(Exit::from_stdout)?;
         if let Some(p) = &self.progress {
             p.finish_and_clear();
         }
-        if !quiet {
-            let plural =
-                |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-            let summary = format!(
-                "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
-                plural(self.records, "record", "records"),
-                self.outputs,
-                plural(self.errors, "error", "errors"),
-                started.elapsed().as_secs_f64(),
-                plural(self.big_ints, "integer", "integers"),
-            );
+        let summary = self.summary();
+        if !summary.is_empty() {
             self.eprint(&summary);
         }
         Ok(())
@@ -496,6 +530,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         shown: 0,
         noted: false,
         progress: progress_bar(args.quiet),
+        started,
+        quiet: args.quiet,
     };
     let result = if jobs <= 1 {
         run_inline(&job, inputs, &mut writer)
@@ -508,7 +544,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         }
         return Err(exit);
     }
-    writer.finish(started, args.quiet)
+    writer.finish()
 }
 
 fn new_worker(job: &Job<'_>) -> Worker {
