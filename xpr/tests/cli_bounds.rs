@@ -231,3 +231,119 @@ fn a_too_long_line_is_skipped_and_an_unended_one_ends_the_run() {
         );
     }
 }
+
+// ------------------------------------------------------------- output
+
+/// The process's peak resident memory (`VmHWM`), in bytes, while it is
+/// alive; `None` once it has exited.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Runs `xpr ARGS` on `stdin`, whose output is `expected` bytes long, and
+/// returns the output's length, the child's peak memory and its stderr.
+/// The peak is read while the child still has at least `HELD` bytes to
+/// write (it cannot exit while they wait in a full pipe), so nothing it
+/// did before its last few megabytes of output is missed; what it does
+/// after is only writing them and exiting.
+fn output_and_peak(args: &[&str], stdin: &[u8], expected: usize) -> (usize, u64, String) {
+    const HELD: usize = 16 << 20;
+    assert!(expected > 2 * HELD, "the output must outlast the pipe and the buffers");
+    let mut child = xpr()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn xpr");
+    let mut input = child.stdin.take().expect("stdin");
+    let bytes = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let mut err = child.stderr.take().expect("stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    });
+    let mut out = child.stdout.take().expect("stdout");
+    let mut buf = vec![0u8; 64 << 10];
+    let mut total = 0;
+    let mut peak = None;
+    loop {
+        // Never read into the last HELD bytes before the peak is known.
+        let want = if peak.is_none() {
+            buf.len().min(expected - HELD - total)
+        } else {
+            buf.len()
+        };
+        if want == 0 {
+            peak = Some(peak_rss(child.id()).expect("the child is alive: it has output left"));
+            continue;
+        }
+        match out.read(&mut buf[..want]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => total += n,
+        }
+    }
+    let _ = child.wait();
+    feeder.join().expect("feeder");
+    let errors = errors.join().expect("stderr reader");
+    let peak = peak.unwrap_or_else(|| panic!("output ended early: {total} bytes, {errors}"));
+    eprintln!("xpr {}: peak {} KiB, {total} bytes out", args.join(" "), peak >> 10);
+    (total, peak, errors)
+}
+
+/// The memory budget of the tests below, and the string their
+/// expressions build: 8 million NUL characters, 48 MB once escaped.
+const BUDGET: u64 = 16 << 20;
+const NULS: usize = 8_000_000;
+
+#[test]
+fn eval_output_is_streamed_within_twice_the_budget() {
+    let budget = BUDGET.to_string();
+    let expr = format!("\"\\0\".repeat({NULS})");
+    for pretty in [false, true] {
+        let mut args = vec!["eval", &expr, "--max-memory", &budget];
+        if pretty {
+            args.push("--pretty");
+        }
+        let (len, peak, errors) = output_and_peak(&args, b"", 6 * NULS + 3);
+        assert_eq!(len, 6 * NULS + 3, "{errors}");
+        assert!(peak <= 2 * BUDGET, "peak {peak} bytes for a budget of {BUDGET}");
+    }
+}
+
+#[test]
+fn batch_output_is_streamed_within_twice_the_budget() {
+    let budget = BUDGET.to_string();
+    let request = format!("{{\"expression\": \"\\\"\\\\0\\\".repeat({NULS})\"}}\n");
+    let (len, peak, errors) =
+        output_and_peak(&["batch", "--max-memory", &budget], request.as_bytes(), 6 * NULS + 10);
+    assert_eq!(len, 6 * NULS + 10, "{errors}");
+    assert!(peak <= 2 * BUDGET, "peak {peak} bytes for a budget of {BUDGET}");
+}
+
+#[test]
+fn run_output_is_streamed_within_twice_the_budget_per_worker() {
+    // Each worker evaluates its own record under its own budget, so two
+    // workers may hold two budgets' worth of values at once.
+    let budget = BUDGET.to_string();
+    let expr = format!("\"\\0\".repeat({NULS})");
+    let records = b"{\"i\":1}\n{\"i\":2}\n{\"i\":3}\n";
+    let expected = 3 * (6 * NULS + 3);
+    for jobs in ["1", "2"] {
+        let args = ["run", &expr, "--max-memory", &budget, "-j", jobs];
+        let (len, peak, errors) = output_and_peak(&args, records, expected);
+        assert_eq!(len, expected, "{errors}");
+        let workers: u64 = jobs.parse().unwrap_or(1);
+        assert!(
+            peak <= 2 * workers * BUDGET,
+            "jobs {jobs}: peak {peak} bytes for a budget of {BUDGET}"
+        );
+    }
+}

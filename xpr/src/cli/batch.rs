@@ -18,7 +18,7 @@ use xpr::{Engine, Error, Program, Value};
 
 use super::input::{Line, LineRead, io_text, read_line};
 use super::json_in::{self, Conv, ValueSeed};
-use super::json_out::{write_str, write_value};
+use super::json_out::{self, Out, write_str};
 use super::{BatchArgs, Exit};
 
 /// Compiled programs (and compile errors) by expression text, bounded; the
@@ -129,16 +129,51 @@ fn error_line(out: &mut Vec<u8>, e: &Error) {
     out.push(b'}');
 }
 
-/// Answers one input line (without its terminator) into `out`.
-fn answer(line_no: u64, line: &[u8], engine: &Engine, cache: &mut Cache, out: &mut Vec<u8>) {
+/// Answers one input line (without its terminator) into `out`, handing
+/// the text on as it goes (a value's text is never held whole).
+///
+/// # Errors
+/// Whatever handing the text on returns (stdout is closed).
+fn answer(
+    line_no: u64,
+    line: &[u8],
+    engine: &Engine,
+    cache: &mut Cache,
+    out: &mut Out<'_>,
+) -> std::io::Result<()> {
+    let result = evaluate(line_no, line, engine, cache, out.buf);
+    match result {
+        Some(Ok(v)) => {
+            out.buf.extend_from_slice(b"{\"ok\":");
+            json_out::write_streamed(out, &v, None)?;
+            out.buf.push(b'}');
+        }
+        Some(Err(e)) => error_line(out.buf, &e),
+        // An input error, written already.
+        None => {}
+    }
+    Ok(())
+}
+
+/// The outcome of one line's request; `None` when the line is not a
+/// valid request (its answer is then written to `out`).
+fn evaluate(
+    line_no: u64,
+    line: &[u8],
+    engine: &Engine,
+    cache: &mut Cache,
+    out: &mut Vec<u8>,
+) -> Option<Result<Value, Error>> {
     if std::str::from_utf8(line).is_err() {
-        return input_error(out, &format!("line {line_no}: invalid UTF-8"));
+        input_error(out, &format!("line {line_no}: invalid UTF-8"));
+        return None;
     }
     if line.iter().all(u8::is_ascii_whitespace) {
-        return input_error(
+        input_error(
             out,
             &format!("line {line_no}: empty line, expected a JSON object"),
         );
+        return None;
     }
     let mut conv = Conv::default();
     let mut de = serde_json::Deserializer::from_slice(line);
@@ -153,36 +188,32 @@ fn answer(line_no: u64, line: &[u8], engine: &Engine, cache: &mut Cache, out: &m
                 serde_json::error::Category::Data => format!("line {line_no}: {message}"),
                 _ => format!("line {line_no}: invalid JSON: {message} at column {column}"),
             };
-            return input_error(out, &text);
+            input_error(out, &text);
+            return None;
         }
     };
     let context = match request.context {
         None | Some(Value::Null) => None,
         Some(v @ Value::Object(_)) => Some(v),
         Some(other) => {
-            return input_error(
+            input_error(
                 out,
                 &format!(
                     "line {line_no}: the context must be a JSON object, not {}",
                     other.type_name()
                 ),
             );
+            return None;
         }
     };
-    let result = cache
-        .get(engine, &request.expression)
-        .and_then(|program| match &context {
-            Some(c) => program.run(c),
-            None => program.run(&()),
-        });
-    match result {
-        Ok(v) => {
-            out.extend_from_slice(b"{\"ok\":");
-            write_value(out, &v);
-            out.push(b'}');
-        }
-        Err(e) => error_line(out, &e),
-    }
+    Some(
+        cache
+            .get(engine, &request.expression)
+            .and_then(|program| match &context {
+                Some(c) => program.run(c),
+                None => program.run(&()),
+            }),
+    )
 }
 
 /// Runs `xpr batch`.
@@ -209,12 +240,14 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         // A UTF-8 byte order mark opening the input is not part of the
         // request (as `xpr run` reads it).
         let first = line_no == 1;
+        let mut spill = |bytes: &[u8]| stdout.write_all(bytes);
+        let mut out = Out::new(&mut response, json_out::STREAM_BYTES, &mut spill);
         match read_line(&mut stdin, &mut line, &mut read, max, first, false) {
             Ok(LineRead::End) => break,
             // Not asked to pause.
             Ok(LineRead::Paused) => break,
             // Answered as soon as it passes the limit: it may never end.
-            Ok(LineRead::TooLong) => input_error(&mut response, &too_long(line_no)),
+            Ok(LineRead::TooLong) => input_error(out.buf, &too_long(line_no)),
             Ok(LineRead::Whole {
                 terminated: false, ..
             }) if read.reported => {
@@ -228,11 +261,11 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
                 continue;
             }
             Ok(LineRead::Whole { too_long: true, .. }) => {
-                input_error(&mut response, &too_long(line_no));
+                input_error(out.buf, &too_long(line_no));
             }
             Ok(LineRead::Whole { start, end, .. }) => {
                 let text = line.get(start..end).unwrap_or(&[]);
-                answer(line_no, text, &engine, &mut cache, &mut response);
+                answer(line_no, text, &engine, &mut cache, &mut out).map_err(Exit::from_stdout)?;
             }
             Err(e) => {
                 return Err(Exit::usage(format_args!(
@@ -241,11 +274,9 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
                 )));
             }
         }
-        response.push(b'\n');
-        stdout
-            .write_all(&response)
-            .and_then(|()| stdout.flush())
-            .map_err(Exit::from_stdout)?;
+        out.buf.push(b'\n');
+        out.hand_on().map_err(Exit::from_stdout)?;
+        stdout.flush().map_err(Exit::from_stdout)?;
     }
     Ok(())
 }
@@ -273,9 +304,12 @@ mod tests {
     fn answer_text(line: &str) -> String {
         let engine = Engine::new();
         let mut cache = Cache::new(4);
-        let mut out = Vec::new();
-        answer(7, line.as_bytes(), &engine, &mut cache, &mut out);
-        String::from_utf8_lossy(&out).into_owned()
+        let mut text = Vec::new();
+        let result = json_out::write_to(&mut text, 16, |out| {
+            answer(7, line.as_bytes(), &engine, &mut cache, out)
+        });
+        assert!(result.is_ok());
+        String::from_utf8_lossy(&text).into_owned()
     }
 
     #[test]

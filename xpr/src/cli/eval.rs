@@ -55,18 +55,17 @@ pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     let value = engine
         .eval(&args.expr, &context)
         .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
-    let mut out = Vec::new();
-    if args.pretty {
-        json_out::write_pretty(&mut out, &value);
-    } else {
-        json_out::write_value(&mut out, &value);
-    }
-    out.push(b'\n');
+    let indent = args.pretty.then_some(2);
     let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(&out)
-        .and_then(|()| stdout.flush())
-        .map_err(Exit::from_stdout)
+    // Streamed: the text is never held whole (escaped, it can be six
+    // times the size of the value the memory budget allowed).
+    json_out::write_to(&mut stdout, json_out::STREAM_BYTES, |out| {
+        json_out::write_streamed(out, &value, indent)?;
+        out.buf.push(b'\n');
+        Ok(())
+    })
+    .and_then(|()| stdout.flush())
+    .map_err(Exit::from_stdout)
 }
 
 /// Runs `xpr disasm`: the program's `Display` on stdout.

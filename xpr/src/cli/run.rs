@@ -20,7 +20,7 @@ use xpr::{Context, Error, Field, Key, Program, Value, render_error};
 
 use super::input::{self, Chunk, Problem, Record};
 use super::json_in::{self, Conv, Wanted};
-use super::json_out;
+use super::json_out::{self, Out};
 use super::source::{Shared, StopOnDrop};
 use super::{Exit, InputFormat, OnError, RunArgs};
 
@@ -153,7 +153,7 @@ impl Job<'_> {
         &self,
         chunk: &Chunk,
         w: &mut Worker,
-        spill: &mut dyn FnMut(&mut Vec<u8>),
+        spill: &mut dyn FnMut(&[u8]),
     ) -> Outcome {
         let mut o = Outcome {
             out: self.output_buffer(),
@@ -166,7 +166,7 @@ impl Job<'_> {
         let big_before = w.conv.big_ints;
         for r in &chunk.records {
             if o.out.len() >= SPILL_BYTES {
-                spill(&mut o.out);
+                spill(&o.out);
                 o.out.clear();
             }
             if matches!(r.problem, Some(Problem::Unended)) {
@@ -191,7 +191,17 @@ impl Job<'_> {
                             o.outputs += 1;
                         }
                     } else {
-                        json_out::write_value(&mut o.out, &v);
+                        // Handed on as it is written: one value's text
+                        // (escaped, up to six times its size) is never
+                        // held whole.
+                        let mut hand_on = |bytes: &[u8]| {
+                            spill(bytes);
+                            Ok(())
+                        };
+                        let mut out = Out::new(&mut o.out, SPILL_BYTES, &mut hand_on);
+                        // Handing on cannot fail here (`spill` ends the
+                        // process on a write error).
+                        let _ = json_out::write_streamed(&mut out, &v, None);
                         o.out.push(b'\n');
                         o.outputs += 1;
                     }
