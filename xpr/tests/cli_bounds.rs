@@ -72,20 +72,57 @@ fn a_context_is_read_up_to_its_limit() {
     let context = br#"{"a": 41}"#;
     let limit = context.len().to_string();
     let o = run_with(
-        &["eval", "a + 1", "--context-file", "-", "--max-context-bytes", &limit],
+        &[
+            "eval",
+            "a + 1",
+            "--context-file",
+            "-",
+            "--max-context-bytes",
+            &limit,
+        ],
         context,
     );
-    assert_eq!((code(&o), stdout(&o).as_str()), (0, "42\n"), "{}", stderr(&o));
+    assert_eq!(
+        (code(&o), stdout(&o).as_str()),
+        (0, "42\n"),
+        "{}",
+        stderr(&o)
+    );
     let shorter = (context.len() - 1).to_string();
     let o = run_with(
-        &["eval", "a", "--context-file", "-", "--max-context-bytes", &shorter],
+        &[
+            "eval",
+            "a",
+            "--context-file",
+            "-",
+            "--max-context-bytes",
+            &shorter,
+        ],
         context,
     );
     assert_fails(&o, 2, "xpr: -: longer than 8 bytes (--max-context-bytes)");
     let text = std::str::from_utf8(context).unwrap_or_default();
-    let o = run(&["eval", "a", "--context", text, "--max-context-bytes", &shorter]);
-    assert_fails(&o, 2, "xpr: --context: longer than 8 bytes (--max-context-bytes)");
-    let o = run(&["eval", "a", "--context", text, "--max-context-bytes", &limit]);
+    let o = run(&[
+        "eval",
+        "a",
+        "--context",
+        text,
+        "--max-context-bytes",
+        &shorter,
+    ]);
+    assert_fails(
+        &o,
+        2,
+        "xpr: --context: longer than 8 bytes (--max-context-bytes)",
+    );
+    let o = run(&[
+        "eval",
+        "a",
+        "--context",
+        text,
+        "--max-context-bytes",
+        &limit,
+    ]);
     assert_eq!(stdout(&o), "41\n", "{}", stderr(&o));
 }
 
@@ -133,7 +170,14 @@ fn an_endless_line_is_reported_at_once() {
     // line: the warning comes while it does (the child is stopped once the
     // warning is seen; it would read /dev/zero for ever).
     for args in [
-        &["run", "a", "--on-error", "skip", "--max-record-bytes", "1000"][..],
+        &[
+            "run",
+            "a",
+            "--on-error",
+            "skip",
+            "--max-record-bytes",
+            "1000",
+        ][..],
         &["batch", "--max-record-bytes", "1000"][..],
     ] {
         let mut child = xpr()
@@ -198,10 +242,29 @@ fn a_too_long_line_is_skipped_and_an_unended_one_ends_the_run() {
         }
         // A JSON array element: skipped to its end, or never ended.
         let mut array = b"[1, \"".to_vec();
-        array.extend(junk.iter().map(|&b| if b == b'"' || b == b'\\' { b'x' } else { b }));
+        array.extend(
+            junk.iter()
+                .map(|&b| if b == b'"' || b == b'\\' { b'x' } else { b }),
+        );
         array.extend_from_slice(b"\", 2, \"");
-        array.extend(junk.iter().map(|&b| if b == b'"' || b == b'\\' { b'x' } else { b }));
-        let args = [&["run", "_", "--as", "_", "--input", "json", "--on-error", "skip"][..], &limit].concat();
+        array.extend(
+            junk.iter()
+                .map(|&b| if b == b'"' || b == b'\\' { b'x' } else { b }),
+        );
+        let args = [
+            &[
+                "run",
+                "_",
+                "--as",
+                "_",
+                "--input",
+                "json",
+                "--on-error",
+                "skip",
+            ][..],
+            &limit,
+        ]
+        .concat();
         let o = run_with(&args, &array);
         assert_fails(
             &o,
@@ -227,7 +290,10 @@ fn a_too_long_line_is_skipped_and_an_unended_one_ends_the_run() {
         let too_long = "{\"error\":\"line 2: longer than 1000000 bytes (--max-record-bytes)\",\"kind\":\"input\",\"position\":null}";
         assert_eq!(
             stdout(&o),
-            format!("{{\"ok\":1}}\n{too_long}\n{{\"ok\":2}}\n{}\n", too_long.replace("line 2", "line 4"))
+            format!(
+                "{{\"ok\":1}}\n{too_long}\n{{\"ok\":2}}\n{}\n",
+                too_long.replace("line 2", "line 4")
+            )
         );
     }
 }
@@ -251,7 +317,10 @@ fn peak_rss(pid: u32) -> Option<u64> {
 /// after is only writing them and exiting.
 fn output_and_peak(args: &[&str], stdin: &[u8], expected: usize) -> (usize, u64, String) {
     const HELD: usize = 16 << 20;
-    assert!(expected > 2 * HELD, "the output must outlast the pipe and the buffers");
+    assert!(
+        expected > 2 * HELD,
+        "the output must outlast the pipe and the buffers"
+    );
     let mut child = xpr()
         .args(args)
         .stdin(Stdio::piped())
@@ -294,7 +363,11 @@ fn output_and_peak(args: &[&str], stdin: &[u8], expected: usize) -> (usize, u64,
     feeder.join().expect("feeder");
     let errors = errors.join().expect("stderr reader");
     let peak = peak.unwrap_or_else(|| panic!("output ended early: {total} bytes, {errors}"));
-    eprintln!("xpr {}: peak {} KiB, {total} bytes out", args.join(" "), peak >> 10);
+    eprintln!(
+        "xpr {}: peak {} KiB, {total} bytes out",
+        args.join(" "),
+        peak >> 10
+    );
     (total, peak, errors)
 }
 
@@ -314,7 +387,10 @@ fn eval_output_is_streamed_within_twice_the_budget() {
         }
         let (len, peak, errors) = output_and_peak(&args, b"", 6 * NULS + 3);
         assert_eq!(len, 6 * NULS + 3, "{errors}");
-        assert!(peak <= 2 * BUDGET, "peak {peak} bytes for a budget of {BUDGET}");
+        assert!(
+            peak <= 2 * BUDGET,
+            "peak {peak} bytes for a budget of {BUDGET}"
+        );
     }
 }
 
@@ -322,10 +398,16 @@ fn eval_output_is_streamed_within_twice_the_budget() {
 fn batch_output_is_streamed_within_twice_the_budget() {
     let budget = BUDGET.to_string();
     let request = format!("{{\"expression\": \"\\\"\\\\0\\\".repeat({NULS})\"}}\n");
-    let (len, peak, errors) =
-        output_and_peak(&["batch", "--max-memory", &budget], request.as_bytes(), 6 * NULS + 10);
+    let (len, peak, errors) = output_and_peak(
+        &["batch", "--max-memory", &budget],
+        request.as_bytes(),
+        6 * NULS + 10,
+    );
     assert_eq!(len, 6 * NULS + 10, "{errors}");
-    assert!(peak <= 2 * BUDGET, "peak {peak} bytes for a budget of {BUDGET}");
+    assert!(
+        peak <= 2 * BUDGET,
+        "peak {peak} bytes for a budget of {BUDGET}"
+    );
 }
 
 #[test]
@@ -346,4 +428,210 @@ fn run_output_is_streamed_within_twice_the_budget_per_worker() {
             "jobs {jobs}: peak {peak} bytes for a budget of {BUDGET}"
         );
     }
+}
+
+// ------------------------------------------------------ nesting depth
+
+/// Arrays and objects in turn, `depth` levels deep, around `1`.
+fn nested(depth: usize) -> String {
+    let mut open = String::new();
+    let mut close = String::new();
+    for level in 0..depth {
+        if level % 2 == 0 {
+            open.push('[');
+            close.insert(0, ']');
+        } else {
+            open.push_str("{\"b\":");
+            close.insert(0, '}');
+        }
+    }
+    format!("{open}1{close}")
+}
+
+/// A context or record `depth` levels deep (the object itself is one).
+fn record(depth: usize) -> String {
+    format!("{{\"a\": {}}}", nested(depth - 1))
+}
+
+fn too_deep(limit: u32) -> String {
+    format!(
+        "Value depth limit exceeded: JSON nested deeper than {limit} levels (--max-value-depth)"
+    )
+}
+
+/// Writes `contents` to a file of its own and returns its path.
+fn file(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("xpr-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write");
+    path.display().to_string()
+}
+
+#[test]
+fn json_nesting_is_read_to_the_value_depth_limit_on_every_route() {
+    // 129 is past serde_json's recursion limit; 1,000 the default limit.
+    for depth in [129, 1000, 1001] {
+        let ok = depth <= 1000;
+        let ctx = record(depth);
+        let path = file(&format!("ctx{depth}.json"), &ctx);
+        let check = |o: &Output, route: &str, want_ok: &str| {
+            if ok {
+                assert_eq!(
+                    (code(o), stdout(o).as_str()),
+                    (0, want_ok),
+                    "{route} at {depth}: {}",
+                    stderr(o)
+                );
+            } else {
+                let out = stdout(o);
+                let text = format!("{out}{}", stderr(o));
+                assert!(text.contains(&too_deep(1000)), "{route} at {depth}: {text}");
+            }
+        };
+        // eval: --context, --context-file FILE and -.
+        let o = run(&["eval", "a != null", "--context", &ctx]);
+        check(&o, "--context", "true\n");
+        let o = run(&["eval", "a != null", "--context-file", &path]);
+        check(&o, "--context-file", "true\n");
+        let o = run_with(
+            &["eval", "a != null", "--context-file", "-"],
+            ctx.as_bytes(),
+        );
+        check(&o, "--context-file -", "true\n");
+        if !ok {
+            assert_eq!(code(&o), 2);
+        }
+        // run: the fields read, the whole record (--as), NDJSON or a JSON
+        // array, one worker or several.
+        let ndjson = format!("{{\"a\": 0}}\n{ctx}\n");
+        let array = format!("[{{\"a\": 0}}, {ctx}]");
+        for (input, format) in [(&ndjson, "ndjson"), (&array, "json")] {
+            for jobs in ["1", "2"] {
+                for (expr, extra) in [("a", None), ("r.a", Some("r"))] {
+                    let mut args = vec!["run", expr, "--input", format, "-j", jobs, "-q"];
+                    if let Some(name) = extra {
+                        args.extend(["--as", name]);
+                    }
+                    let o = run_with(&args, input.as_bytes());
+                    let route = format!("run {}", args.join(" "));
+                    if ok {
+                        assert_eq!(code(&o), 0, "{route}: {}", stderr(&o));
+                        let got = stdout(&o);
+                        let lines: Vec<&str> = got.lines().collect();
+                        assert_eq!(lines.len(), 2, "{route}");
+                        assert_eq!(lines[0], "0");
+                        // The value read is written back, as deep as it was read.
+                        assert_eq!(lines[1], nested(depth - 1), "{route}");
+                    } else {
+                        assert_eq!(code(&o), 2, "{route}");
+                        assert_eq!(stdout(&o), "0\n", "{route}");
+                        let want = if format == "json" { ":1: " } else { ":2: " };
+                        assert!(
+                            stderr(&o).contains(&format!("<stdin>{want}{}", too_deep(1000))),
+                            "{route}: {}",
+                            stderr(&o)
+                        );
+                    }
+                }
+            }
+        }
+        // batch: the context object is level 1.
+        let request = format!("{{\"expression\": \"a != null\", \"context\": {ctx}}}\n");
+        let o = run_with(&["batch"], request.as_bytes());
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        if ok {
+            assert_eq!(stdout(&o), "{\"ok\":true}\n");
+        } else {
+            assert_eq!(
+                stdout(&o),
+                format!(
+                    "{{\"error\":\"line 1: {}\",\"kind\":\"input\",\"position\":null}}\n",
+                    too_deep(1000)
+                )
+            );
+        }
+        // check --sample reads the first record.
+        let o = run(&["check", "a", "--sample", &path]);
+        check(
+            &o,
+            "check --sample",
+            "ok\nfree variables: a\nfunctions: (none)\n",
+        );
+    }
+}
+
+#[test]
+fn the_depth_limit_is_the_flag_s_above_and_below_serde_json_s() {
+    for (limit, depth) in [(10u32, 10usize), (5000, 5000)] {
+        let flag = limit.to_string();
+        let args = |ctx: &str| -> Output {
+            run(&[
+                "eval",
+                "a != null",
+                "--context",
+                ctx,
+                "--max-value-depth",
+                &flag,
+            ])
+        };
+        let o = args(&record(depth));
+        assert_eq!(stdout(&o), "true\n", "{limit}: {}", stderr(&o));
+        let o = args(&record(depth + 1));
+        assert_eq!(code(&o), 2);
+        assert!(stderr(&o).contains(&too_deep(limit)), "{}", stderr(&o));
+        let input = format!("{}\n{}\n", record(depth), record(depth + 1));
+        let o = run_with(
+            &[
+                "run",
+                "a != null",
+                "--on-error",
+                "null",
+                "-q",
+                "--max-value-depth",
+                &flag,
+            ],
+            input.as_bytes(),
+        );
+        assert_eq!(stdout(&o), "true\nnull\n", "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("<stdin>:2: {}", too_deep(limit))),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // A field the expression does not read is only checked, at any depth.
+    let input = format!("{{\"skipped\": {}, \"a\": 2}}\n", nested(100_000));
+    let o = run_with(&["run", "a", "-q"], input.as_bytes());
+    assert_eq!(
+        (code(&o), stdout(&o).as_str()),
+        (0, "2\n"),
+        "{}",
+        stderr(&o)
+    );
+    // Also when the field read is deeper than serde_json reads.
+    let input = format!(
+        "{{\"a\": {}, \"skipped\": {}}}\n",
+        nested(300),
+        nested(100_000)
+    );
+    let o = run_with(&["run", "a != null", "-q"], input.as_bytes());
+    assert_eq!(
+        (code(&o), stdout(&o).as_str()),
+        (0, "true\n"),
+        "{}",
+        stderr(&o)
+    );
+    // Checked, still: a broken skipped part is an error.
+    let input = format!(
+        "{{\"a\": {}, \"skipped\": [{}, ]}}\n",
+        nested(300),
+        nested(1000)
+    );
+    let o = run_with(&["run", "a != null", "-q"], input.as_bytes());
+    assert_eq!(code(&o), 2);
+    // At the `]` after the comma, as serde_json places it in a shallow text.
+    let column = input.find(", ]").map_or(0, |i| i + 3);
+    let want = format!("<stdin>:1: invalid JSON: trailing comma at column {column}");
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
 }

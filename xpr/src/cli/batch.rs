@@ -14,10 +14,11 @@ use std::fmt;
 use std::io::{BufWriter, Write as _};
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use xpr::{Engine, Error, Program, Value};
+use xpr::{Engine, Error, Key, Program, Value};
 
 use super::input::{Line, LineRead, io_text, read_line};
-use super::json_in::{self, Conv, ValueSeed};
+use super::json_deep::{self, Top};
+use super::json_in::{self, Conv, JsonError, ValueSeed, Wanted};
 use super::json_out::{self, Out, write_str};
 use super::{BatchArgs, Exit};
 
@@ -110,6 +111,51 @@ impl<'de> Visitor<'de> for RequestSeed<'_> {
     }
 }
 
+/// Reads one request line; its context may nest up to `conv.max_depth`
+/// levels (the context object is level 1).
+fn request(text: &str, conv: &mut Conv) -> Result<Request, JsonError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    match RequestSeed(&mut *conv)
+        .deserialize(&mut de)
+        .and_then(|r| de.end().map(|()| r))
+    {
+        Ok(r) => {
+            if let Some(context) = &r.context {
+                conv.check_depth(context.depth(), 0)?;
+            }
+            Ok(r)
+        }
+        Err(e) if json_in::too_deep_for_serde(&e) => {
+            // Deeper than serde_json reads: again, without recursion.
+            let wanted = Wanted::new(&[Key::from("expression"), Key::from("context")]);
+            let mut fields = [None, None];
+            let top = Top::Fields {
+                wanted: &wanted,
+                out: &mut fields,
+                level: 0,
+            };
+            json_deep::parse(text, conv, top)?;
+            let [expression, context] = fields;
+            let data = |message: String| JsonError::new(message, 0, 0, true);
+            let expression = match expression {
+                Some(Value::String(s)) => s.to_string(),
+                Some(other) => {
+                    return Err(data(format!(
+                        "invalid type: {}, expected a string",
+                        other.type_name()
+                    )));
+                }
+                None => return Err(data("missing field `expression`".to_string())),
+            };
+            Ok(Request {
+                expression,
+                context,
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn input_error(out: &mut Vec<u8>, message: &str) {
     out.extend_from_slice(b"{\"error\":");
     write_str(out, message);
@@ -164,10 +210,11 @@ fn evaluate(
     cache: &mut Cache,
     out: &mut Vec<u8>,
 ) -> Option<Result<Value, Error>> {
-    if std::str::from_utf8(line).is_err() {
+    let max_depth = engine.limits().value_depth;
+    let Ok(text) = std::str::from_utf8(line) else {
         input_error(out, &format!("line {line_no}: invalid UTF-8"));
         return None;
-    }
+    };
     if line.iter().all(u8::is_ascii_whitespace) {
         input_error(
             out,
@@ -175,18 +222,18 @@ fn evaluate(
         );
         return None;
     }
-    let mut conv = Conv::default();
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let request = RequestSeed(&mut conv)
-        .deserialize(&mut de)
-        .and_then(|r| de.end().map(|()| r));
-    let request = match request {
+    let mut conv = Conv::new(false, max_depth);
+    let request = match request(text, &mut conv) {
         Ok(r) => r,
         Err(e) => {
-            let (message, column) = json_in::describe(&e);
-            let text = match e.classify() {
-                serde_json::error::Category::Data => format!("line {line_no}: {message}"),
-                _ => format!("line {line_no}: invalid JSON: {message} at column {column}"),
+            let message = e.message();
+            let text = if e.is_data() {
+                format!("line {line_no}: {message}")
+            } else {
+                format!(
+                    "line {line_no}: invalid JSON: {message} at column {}",
+                    e.column()
+                )
             };
             input_error(out, &text);
             return None;
@@ -226,7 +273,8 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
     let mut response = Vec::new();
     let mut line_no = 0u64;
     let max = args.max_record_bytes;
-    let too_long = |line_no| format!("line {line_no}: longer than {max} bytes (--max-record-bytes)");
+    let too_long =
+        |line_no| format!("line {line_no}: longer than {max} bytes (--max-record-bytes)");
     // The line being read; a line reported too long is read on (skipped)
     // to its end.
     let mut read = Line::new(0);

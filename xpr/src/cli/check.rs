@@ -8,7 +8,7 @@ use std::path::Path;
 use xpr::{Engine, Error, ErrorKind, Value, render_error};
 
 use super::input::{self, Problem};
-use super::json_in::{self, Conv};
+use super::json_in::{self, Conv, JsonError};
 use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
@@ -36,7 +36,7 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
                 .map(|f| f.trim().to_string())
                 .collect::<Vec<_>>(),
         ),
-        (None, Some(path)) => Some(sample_fields(path)?),
+        (None, Some(path)) => Some(sample_fields(path, args.limits.value_depth())?),
         (None, None) => None,
     };
     let program = match engine.compile(&args.expr) {
@@ -208,9 +208,9 @@ fn error_json(engine: &Engine, source: &str, e: &Error) -> Vec<u8> {
 
 /// The top-level field names of the first record of `path` (NDJSON, or a
 /// JSON array of records).
-fn sample_fields(path: &Path) -> Result<Vec<String>, Exit> {
+fn sample_fields(path: &Path, depth: u32) -> Result<Vec<String>, Exit> {
     let first = first_record(path, InputFormat::Ndjson)?;
-    let mut conv = Conv::default();
+    let mut conv = Conv::new(false, depth);
     let value = match json_in::parse_value(&first, &mut conv) {
         Ok(v) => v,
         Err(_) if first.starts_with('[') => {
@@ -233,11 +233,18 @@ fn sample_fields(path: &Path) -> Result<Vec<String>, Exit> {
     }
 }
 
-fn sample_error(path: &Path, e: &serde_json::Error) -> Exit {
-    let (message, _) = json_in::describe(e);
+fn sample_error(path: &Path, e: &JsonError) -> Exit {
+    if e.is_data() {
+        return Exit::usage(format_args!(
+            "{}: the first record: {}",
+            path.display(),
+            e.message()
+        ));
+    }
     Exit::usage(format_args!(
-        "{}: invalid JSON in the first record: {message}",
-        path.display()
+        "{}: invalid JSON in the first record: {}",
+        path.display(),
+        e.message()
     ))
 }
 

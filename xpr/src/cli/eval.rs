@@ -30,11 +30,14 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Err(Exit::usage(format_args!("{what}: invalid UTF-8")));
     };
-    let mut conv = Conv::default();
+    let mut conv = Conv::new(false, args.limits.value_depth());
     let value = json_in::parse_value(text, &mut conv).map_err(|e| {
-        let (message, _) = json_in::describe(&e);
+        if e.is_data() {
+            return Exit::usage(format_args!("{what}: {}", e.message()));
+        }
         Exit::usage(format_args!(
-            "{what}: invalid JSON: {message} at line {} column {}",
+            "{what}: invalid JSON: {} at line {} column {}",
+            e.message(),
             e.line(),
             e.column()
         ))

@@ -184,11 +184,9 @@ fn write_scalar(out: &mut Out<'_>, v: &Value) -> io::Result<()> {
         Value::String(s) => string(out, s)?,
         Value::Array(_) => out.buf.extend_from_slice(b"[]"),
         Value::Object(_) => out.buf.extend_from_slice(b"{}"),
-        Value::Regex(r) => write_tagged(
-            out.buf,
-            "regex",
-            &format!("/{}/{}", r.pattern(), r.flags()),
-        ),
+        Value::Regex(r) => {
+            write_tagged(out.buf, "regex", &format!("/{}/{}", r.pattern(), r.flags()))
+        }
         Value::Function(f) => {
             let repr = match &**f {
                 Function::Closure(_) => "<closure>".to_string(),
@@ -374,8 +372,19 @@ mod tests {
     fn streamed_text_is_the_same_whatever_the_buffer() {
         let mut m = Map::default();
         m.insert("k\"ey".into(), Value::from("a\u{1}é😀".repeat(50)));
-        m.insert("n".into(), Value::array(vec![Value::Number(1.5), Value::Null, Value::object(Map::default())]));
-        let v = Value::array(vec![Value::object(m), Value::array(vec![]), Value::Bool(false)]);
+        m.insert(
+            "n".into(),
+            Value::array(vec![
+                Value::Number(1.5),
+                Value::Null,
+                Value::object(Map::default()),
+            ]),
+        );
+        let v = Value::array(vec![
+            Value::object(m),
+            Value::array(vec![]),
+            Value::Bool(false),
+        ]);
         for indent in [None, Some(2)] {
             let (whole, _) = streamed(&v, indent, usize::MAX);
             for limit in [0, 1, 7, 100] {
@@ -414,7 +423,10 @@ mod tests {
         let Ok(Ok(compact)) = text else {
             panic!("the writer overflowed its stack")
         };
-        assert_eq!(compact, format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)));
+        assert_eq!(
+            compact,
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))
+        );
         // Indented, level by level.
         let v = Value::array(vec![Value::array(vec![Value::Null])]);
         assert_eq!(streamed(&v, Some(2), 1).0, "[\n  [\n    null\n  ]\n]");

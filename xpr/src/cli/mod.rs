@@ -12,6 +12,7 @@ mod batch;
 mod check;
 mod eval;
 mod input;
+mod json_deep;
 mod json_in;
 mod json_out;
 mod run;
@@ -273,12 +274,26 @@ pub struct LimitArgs {
     /// Maximum expression length, in characters, or `none`.
     #[arg(long, value_name = "N", value_parser = parse_budget)]
     pub max_length: Option<Budget>,
+    /// Deepest nesting of arrays and objects a value may have, built or
+    /// read (JSON input included; `[]` is 1 level), or `none`.
+    #[arg(long, value_name = "N", value_parser = parse_budget)]
+    pub max_value_depth: Option<Budget>,
     /// Seed for `random()`, for reproducible runs (default: a fresh seed per evaluation).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 }
 
 impl LimitArgs {
+    /// The value-depth limit: `--max-value-depth`, or the library's
+    /// default (`none` is the largest there is).
+    pub fn value_depth(&self) -> u32 {
+        match self.max_value_depth {
+            None => xpr::Limits::default().value_depth,
+            Some(Budget::Unlimited) => u32::MAX,
+            Some(Budget::Units(n)) => u32::try_from(n).unwrap_or(u32::MAX),
+        }
+    }
+
     /// The engine these flags describe.
     pub fn engine(&self) -> xpr::Engine {
         let mut limits = xpr::Limits::default();
@@ -298,6 +313,7 @@ impl LimitArgs {
         apply(&mut limits.max_length, self.max_length, |n| {
             usize::try_from(n).unwrap_or(usize::MAX)
         });
+        limits.value_depth = self.value_depth();
         let engine = xpr::Engine::new().with_limits(limits);
         match self.seed {
             Some(seed) => engine.with_seed(Some(seed)),
@@ -350,7 +366,10 @@ pub fn main() -> ExitCode {
 pub fn read_path(path: &std::path::Path, max: usize, flag: &str) -> Result<Vec<u8>, Exit> {
     use std::io::Read as _;
     let (reader, name): (Box<dyn std::io::Read>, String) = if path.as_os_str() == "-" {
-        (Box::new(std::io::stdin().lock()), "standard input".to_string())
+        (
+            Box::new(std::io::stdin().lock()),
+            "standard input".to_string(),
+        )
     } else {
         let file = std::fs::File::open(path).map_err(|e| {
             Exit::usage(format_args!(

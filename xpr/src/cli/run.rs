@@ -19,7 +19,7 @@ use std::time::Instant;
 use xpr::{Context, Error, Field, Key, Program, Value, render_error};
 
 use super::input::{self, Chunk, Problem, Record};
-use super::json_in::{self, Conv, Wanted};
+use super::json_in::{self, Conv, JsonError, Wanted};
 use super::json_out::{self, Out};
 use super::source::{Shared, StopOnDrop};
 use super::{Exit, InputFormat, OnError, RunArgs};
@@ -53,6 +53,8 @@ struct Job<'a> {
     strict: bool,
     format: InputFormat,
     max_record: usize,
+    /// The value-depth limit, for the JSON read.
+    max_depth: u32,
     /// Output buffers of written chunks, for the next chunks (a fresh
     /// buffer per chunk costs page faults, or an mmap when large).
     spare_out: Mutex<Vec<Vec<u8>>>,
@@ -149,12 +151,7 @@ impl Job<'_> {
     /// Evaluates every record of `chunk`. Output beyond [`SPILL_BYTES`]
     /// goes to `spill` (which writes it once the chunk's turn has come)
     /// instead of growing the buffer.
-    fn process(
-        &self,
-        chunk: &Chunk,
-        w: &mut Worker,
-        spill: &mut dyn FnMut(&[u8]),
-    ) -> Outcome {
+    fn process(&self, chunk: &Chunk, w: &mut Worker, spill: &mut dyn FnMut(&[u8])) -> Outcome {
         let mut o = Outcome {
             out: self.output_buffer(),
             input_bytes: chunk.data.len(),
@@ -319,13 +316,13 @@ impl Job<'_> {
         }
     }
 
-    fn json_failure(&self, e: &serde_json::Error) -> Failure {
-        let (message, column) = json_in::describe(e);
-        Failure::Input(match e.classify() {
-            // Our own errors (strict numbers) and type errors: the message says it all.
-            serde_json::error::Category::Data => message,
-            _ if self.format == InputFormat::Ndjson => {
-                format!("invalid JSON: {message} at column {column}")
+    fn json_failure(&self, e: &JsonError) -> Failure {
+        let message = e.message();
+        Failure::Input(match () {
+            // Our own errors (strict numbers, depth): the message says it all.
+            () if e.is_data() => message.to_string(),
+            () if self.format == InputFormat::Ndjson => {
+                format!("invalid JSON: {message} at column {}", e.column())
             }
             // One document, then more: records one per line, most likely.
             _ if message == "trailing characters" => format!(
@@ -528,6 +525,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         strict: args.strict_numbers,
         format: args.input,
         max_record: args.max_record_bytes,
+        max_depth: args.limits.value_depth(),
         spare_out: Mutex::default(),
     };
     let mut writer = Writer {
@@ -559,7 +557,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
 
 fn new_worker(job: &Job<'_>) -> Worker {
     Worker {
-        conv: Conv::new(job.strict),
+        conv: Conv::new(job.strict, job.max_depth),
         fields: Vec::new(),
     }
 }
