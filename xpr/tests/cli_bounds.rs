@@ -600,6 +600,18 @@ fn the_depth_limit_is_the_flag_s_above_and_below_serde_json_s() {
             stderr(&o)
         );
     }
+    // The flag is the evaluation's value-depth budget too.
+    let o = run(&["eval", "[[[1]]]", "--max-value-depth", "2"]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("Value depth limit exceeded"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["eval", "[[1]]", "--max-value-depth", "2"]);
+    assert_eq!(stdout(&o), "[[1]]\n");
+    let o = run(&["check", "1", "--max-value-depth", "none"]);
+    assert_eq!(code(&o), 0);
     // A field the expression does not read is only checked, at any depth.
     let input = format!("{{\"skipped\": {}, \"a\": 2}}\n", nested(100_000));
     let o = run_with(&["run", "a", "-q"], input.as_bytes());
