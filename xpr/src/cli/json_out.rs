@@ -1,4 +1,6 @@
-//! XPR values to JSON text, appended to a byte buffer.
+//! XPR values to JSON text, appended to a byte buffer that is handed on
+//! (to stdout) as it fills ([`Out`]), so that no value's text is ever held
+//! whole, and written without recursion, whatever the value's depth.
 //!
 //! Numbers are written as JavaScript's `JSON.stringify` writes them (ryu-js:
 //! `100`, not `100.0`; `1e+21`), strings with the minimal JSON escapes and

@@ -318,17 +318,18 @@ impl Job<'_> {
 
     fn json_failure(&self, e: &JsonError) -> Failure {
         let message = e.message();
-        Failure::Input(match () {
+        Failure::Input(if e.is_data() {
             // Our own errors (strict numbers, depth): the message says it all.
-            () if e.is_data() => message.to_string(),
-            () if self.format == InputFormat::Ndjson => {
-                format!("invalid JSON: {message} at column {}", e.column())
-            }
+            message.to_string()
+        } else if self.format == InputFormat::Ndjson {
+            format!("invalid JSON: {message} at column {}", e.column())
+        } else if message == "trailing characters" {
             // One document, then more: records one per line, most likely.
-            _ if message == "trailing characters" => format!(
+            format!(
                 "invalid JSON: {message} (one JSON value per line is NDJSON: leave out --input json)"
-            ),
-            _ => format!("invalid JSON: {message}"),
+            )
+        } else {
+            format!("invalid JSON: {message}")
         })
     }
 }
