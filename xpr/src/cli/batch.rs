@@ -14,11 +14,12 @@ use std::fmt;
 use std::io::{BufWriter, Write as _};
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use xpr::{Engine, Error, Program, Value};
+use xpr::{Engine, Error, Key, Program, Value};
 
 use super::input::{Line, LineRead, io_text, read_line};
-use super::json_in::{self, Conv, ValueSeed};
-use super::json_out::{write_str, write_value};
+use super::json_deep::{self, Top};
+use super::json_in::{self, Conv, JsonError, ValueSeed, Wanted};
+use super::json_out::{self, Out, write_str};
 use super::{BatchArgs, Exit};
 
 /// Compiled programs (and compile errors) by expression text, bounded; the
@@ -110,6 +111,51 @@ impl<'de> Visitor<'de> for RequestSeed<'_> {
     }
 }
 
+/// Reads one request line; its context may nest up to `conv.max_depth`
+/// levels (the context object is level 1).
+fn request(text: &str, conv: &mut Conv) -> Result<Request, JsonError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    match RequestSeed(&mut *conv)
+        .deserialize(&mut de)
+        .and_then(|r| de.end().map(|()| r))
+    {
+        Ok(r) => {
+            if let Some(context) = &r.context {
+                conv.check_depth(context.depth(), 0)?;
+            }
+            Ok(r)
+        }
+        Err(e) if json_in::too_deep_for_serde(&e) => {
+            // Deeper than serde_json reads: again, without recursion.
+            let wanted = Wanted::new(&[Key::from("expression"), Key::from("context")]);
+            let mut fields = [None, None];
+            let top = Top::Fields {
+                wanted: &wanted,
+                out: &mut fields,
+                level: 0,
+            };
+            json_deep::parse(text, conv, top)?;
+            let [expression, context] = fields;
+            let data = |message: String| JsonError::new(message, 0, 0, true);
+            let expression = match expression {
+                Some(Value::String(s)) => s.to_string(),
+                Some(other) => {
+                    return Err(data(format!(
+                        "invalid type: {}, expected a string",
+                        other.type_name()
+                    )));
+                }
+                None => return Err(data("missing field `expression`".to_string())),
+            };
+            Ok(Request {
+                expression,
+                context,
+            })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn input_error(out: &mut Vec<u8>, message: &str) {
     out.extend_from_slice(b"{\"error\":");
     write_str(out, message);
@@ -129,60 +175,92 @@ fn error_line(out: &mut Vec<u8>, e: &Error) {
     out.push(b'}');
 }
 
-/// Answers one input line (without its terminator) into `out`.
-fn answer(line_no: u64, line: &[u8], engine: &Engine, cache: &mut Cache, out: &mut Vec<u8>) {
-    if std::str::from_utf8(line).is_err() {
-        return input_error(out, &format!("line {line_no}: invalid UTF-8"));
+/// Answers one input line (without its terminator) into `out`, handing
+/// the text on as it goes (a value's text is never held whole).
+///
+/// # Errors
+/// Whatever handing the text on returns (stdout is closed).
+fn answer(
+    line_no: u64,
+    line: &[u8],
+    engine: &Engine,
+    cache: &mut Cache,
+    out: &mut Out<'_>,
+) -> std::io::Result<()> {
+    let result = evaluate(line_no, line, engine, cache, out.buf);
+    match result {
+        Some(Ok(v)) => {
+            out.buf.extend_from_slice(b"{\"ok\":");
+            json_out::write_streamed(out, &v, None)?;
+            out.buf.push(b'}');
+        }
+        Some(Err(e)) => error_line(out.buf, &e),
+        // An input error, written already.
+        None => {}
     }
+    Ok(())
+}
+
+/// The outcome of one line's request; `None` when the line is not a
+/// valid request (its answer is then written to `out`).
+fn evaluate(
+    line_no: u64,
+    line: &[u8],
+    engine: &Engine,
+    cache: &mut Cache,
+    out: &mut Vec<u8>,
+) -> Option<Result<Value, Error>> {
+    let max_depth = engine.limits().value_depth;
+    let Ok(text) = std::str::from_utf8(line) else {
+        input_error(out, &format!("line {line_no}: invalid UTF-8"));
+        return None;
+    };
     if line.iter().all(u8::is_ascii_whitespace) {
-        return input_error(
+        input_error(
             out,
             &format!("line {line_no}: empty line, expected a JSON object"),
         );
+        return None;
     }
-    let mut conv = Conv::default();
-    let mut de = serde_json::Deserializer::from_slice(line);
-    let request = RequestSeed(&mut conv)
-        .deserialize(&mut de)
-        .and_then(|r| de.end().map(|()| r));
-    let request = match request {
+    let mut conv = Conv::new(false, max_depth);
+    let request = match request(text, &mut conv) {
         Ok(r) => r,
         Err(e) => {
-            let (message, column) = json_in::describe(&e);
-            let text = match e.classify() {
-                serde_json::error::Category::Data => format!("line {line_no}: {message}"),
-                _ => format!("line {line_no}: invalid JSON: {message} at column {column}"),
+            let message = e.message();
+            let text = if e.is_data() {
+                format!("line {line_no}: {message}")
+            } else {
+                format!(
+                    "line {line_no}: invalid JSON: {message} at column {}",
+                    e.column()
+                )
             };
-            return input_error(out, &text);
+            input_error(out, &text);
+            return None;
         }
     };
     let context = match request.context {
         None | Some(Value::Null) => None,
         Some(v @ Value::Object(_)) => Some(v),
         Some(other) => {
-            return input_error(
+            input_error(
                 out,
                 &format!(
                     "line {line_no}: the context must be a JSON object, not {}",
                     other.type_name()
                 ),
             );
+            return None;
         }
     };
-    let result = cache
-        .get(engine, &request.expression)
-        .and_then(|program| match &context {
-            Some(c) => program.run(c),
-            None => program.run(&()),
-        });
-    match result {
-        Ok(v) => {
-            out.extend_from_slice(b"{\"ok\":");
-            write_value(out, &v);
-            out.push(b'}');
-        }
-        Err(e) => error_line(out, &e),
-    }
+    Some(
+        cache
+            .get(engine, &request.expression)
+            .and_then(|program| match &context {
+                Some(c) => program.run(c),
+                None => program.run(&()),
+            }),
+    )
 }
 
 /// Runs `xpr batch`.
@@ -194,26 +272,48 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
     let mut line = Vec::new();
     let mut response = Vec::new();
     let mut line_no = 0u64;
+    let max = args.max_record_bytes;
+    let too_long =
+        |line_no| format!("line {line_no}: longer than {max} bytes (--max-record-bytes)");
+    // The line being read; a line reported too long is read on (skipped)
+    // to its end.
+    let mut read = Line::new(0);
     loop {
         line.clear();
         response.clear();
-        line_no += 1;
-        let mut read = Line::new(0);
+        if !read.reported {
+            line_no += 1;
+            read = Line::new(0);
+        }
         // A UTF-8 byte order mark opening the input is not part of the
         // request (as `xpr run` reads it).
         let first = line_no == 1;
-        let max = args.max_record_bytes;
+        let mut spill = |bytes: &[u8]| stdout.write_all(bytes);
+        let mut out = Out::new(&mut response, json_out::STREAM_BYTES, &mut spill);
         match read_line(&mut stdin, &mut line, &mut read, max, first, false) {
             Ok(LineRead::End) => break,
             // Not asked to pause.
             Ok(LineRead::Paused) => break,
-            Ok(LineRead::Whole { too_long: true, .. }) => input_error(
-                &mut response,
-                &format!("line {line_no}: longer than {max} bytes (--max-record-bytes)"),
-            ),
+            // Answered as soon as it passes the limit: it may never end.
+            Ok(LineRead::TooLong) => input_error(out.buf, &too_long(line_no)),
+            Ok(LineRead::Whole {
+                terminated: false, ..
+            }) if read.reported => {
+                return Err(Exit::usage(format_args!(
+                    "line {line_no}: standard input ended inside this line, longer than {max} bytes (--max-record-bytes)"
+                )));
+            }
+            Ok(LineRead::Whole { .. }) if read.reported => {
+                // Answered already; the next line follows.
+                read.reported = false;
+                continue;
+            }
+            Ok(LineRead::Whole { too_long: true, .. }) => {
+                input_error(out.buf, &too_long(line_no));
+            }
             Ok(LineRead::Whole { start, end, .. }) => {
                 let text = line.get(start..end).unwrap_or(&[]);
-                answer(line_no, text, &engine, &mut cache, &mut response);
+                answer(line_no, text, &engine, &mut cache, &mut out).map_err(Exit::from_stdout)?;
             }
             Err(e) => {
                 return Err(Exit::usage(format_args!(
@@ -222,11 +322,9 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
                 )));
             }
         }
-        response.push(b'\n');
-        stdout
-            .write_all(&response)
-            .and_then(|()| stdout.flush())
-            .map_err(Exit::from_stdout)?;
+        out.buf.push(b'\n');
+        out.hand_on().map_err(Exit::from_stdout)?;
+        stdout.flush().map_err(Exit::from_stdout)?;
     }
     Ok(())
 }
@@ -254,9 +352,12 @@ mod tests {
     fn answer_text(line: &str) -> String {
         let engine = Engine::new();
         let mut cache = Cache::new(4);
-        let mut out = Vec::new();
-        answer(7, line.as_bytes(), &engine, &mut cache, &mut out);
-        String::from_utf8_lossy(&out).into_owned()
+        let mut text = Vec::new();
+        let result = json_out::write_to(&mut text, 16, |out| {
+            answer(7, line.as_bytes(), &engine, &mut cache, out)
+        });
+        assert!(result.is_ok());
+        String::from_utf8_lossy(&text).into_owned()
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 use xpr::{Engine, Error, ErrorKind, Value, render_error};
 
 use super::input::{self, Problem};
-use super::json_in::{self, Conv};
+use super::json_in::{self, Conv, JsonError};
 use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
@@ -41,7 +41,7 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
                 .map(|f| f.trim().to_string())
                 .collect::<Vec<_>>(),
         ),
-        (None, Some(path)) => Some(sample_fields(path)?),
+        (None, Some(path)) => Some(sample_fields(path, args.limits.value_depth())?),
         (None, None) => None,
     };
     let program = match engine.compile(&args.expr) {
@@ -247,9 +247,9 @@ fn error_json(engine: &Engine, source: &str, e: &Error) -> Vec<u8> {
 
 /// The top-level field names of the first record of `path` (NDJSON, or a
 /// JSON array of records).
-fn sample_fields(path: &Path) -> Result<Vec<String>, Exit> {
+fn sample_fields(path: &Path, depth: u32) -> Result<Vec<String>, Exit> {
     let first = first_record(path, InputFormat::Ndjson)?;
-    let mut conv = Conv::default();
+    let mut conv = Conv::new(false, depth);
     let value = match json_in::parse_value(&first, &mut conv) {
         Ok(v) => v,
         Err(_) if first.starts_with('[') => {
@@ -272,13 +272,23 @@ fn sample_fields(path: &Path) -> Result<Vec<String>, Exit> {
     }
 }
 
-fn sample_error(path: &Path, e: &serde_json::Error) -> Exit {
-    let (message, _) = json_in::describe(e);
+fn sample_error(path: &Path, e: &JsonError) -> Exit {
+    if e.is_data() {
+        return Exit::usage(format_args!(
+            "{}: the first record: {}",
+            path.display(),
+            e.message()
+        ));
+    }
     Exit::usage(format_args!(
-        "{}: invalid JSON in the first record: {message}",
-        path.display()
+        "{}: invalid JSON in the first record: {}",
+        path.display(),
+        e.message()
     ))
 }
+
+/// The longest first record `--sample` reads.
+const SAMPLE_BYTES: usize = 64 << 20;
 
 fn first_record(path: &Path, format: InputFormat) -> Result<String, Exit> {
     let inputs = input::open(std::slice::from_ref(&path.to_path_buf()))?;
@@ -286,14 +296,16 @@ fn first_record(path: &Path, format: InputFormat) -> Result<String, Exit> {
     input::read_all(
         inputs,
         format,
-        64 << 20,
+        SAMPLE_BYTES,
         &input::ChunkPool::default(),
         &mut |chunk| {
             if let Some(r) = chunk.records.first() {
                 first = Some(match &r.problem {
                     None => String::from_utf8(chunk.bytes(r).to_vec())
                         .map_err(|_| "invalid UTF-8".to_string()),
-                    Some(Problem::TooLong) => Err("record too long".to_string()),
+                    Some(Problem::TooLong | Problem::Unended) => Err(format!(
+                        "the first record is longer than {SAMPLE_BYTES} bytes"
+                    )),
                     Some(Problem::Broken(m)) => Err(m.clone()),
                 });
             }

@@ -12,18 +12,32 @@ use super::{DisasmArgs, EvalArgs, Exit, read_path};
 /// an empty object when neither is given.
 fn context(args: &EvalArgs) -> Result<Value, Exit> {
     let (bytes, what) = match (&args.context, &args.context_file) {
-        (Some(text), _) => (text.as_bytes().to_vec(), "--context".to_string()),
-        (None, Some(path)) => (read_path(path)?, path.display().to_string()),
+        (Some(text), _) => {
+            if text.len() > args.max_context_bytes {
+                return Err(Exit::usage(format_args!(
+                    "--context: longer than {} bytes (--max-context-bytes)",
+                    args.max_context_bytes
+                )));
+            }
+            (text.as_bytes().to_vec(), "--context".to_string())
+        }
+        (None, Some(path)) => (
+            read_path(path, args.max_context_bytes, "--max-context-bytes")?,
+            path.display().to_string(),
+        ),
         (None, None) => return Ok(Value::object(Map::default())),
     };
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Err(Exit::usage(format_args!("{what}: invalid UTF-8")));
     };
-    let mut conv = Conv::default();
+    let mut conv = Conv::new(false, args.limits.value_depth());
     let value = json_in::parse_value(text, &mut conv).map_err(|e| {
-        let (message, _) = json_in::describe(&e);
+        if e.is_data() {
+            return Exit::usage(format_args!("{what}: {}", e.message()));
+        }
         Exit::usage(format_args!(
-            "{what}: invalid JSON: {message} at line {} column {}",
+            "{what}: invalid JSON: {} at line {} column {}",
+            e.message(),
             e.line(),
             e.column()
         ))
@@ -48,18 +62,17 @@ pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
             Ok((program, value))
         })
         .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
-    let mut out = Vec::new();
-    if args.pretty {
-        json_out::write_pretty(&mut out, &value);
-    } else {
-        json_out::write_value(&mut out, &value);
-    }
-    out.push(b'\n');
+    let indent = args.pretty.then_some(2);
     let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(&out)
-        .and_then(|()| stdout.flush())
-        .map_err(Exit::from_stdout)?;
+    // Streamed: the text is never held whole (escaped, it can be six
+    // times the size of the value the memory budget allowed).
+    json_out::write_to(&mut stdout, json_out::STREAM_BYTES, |out| {
+        json_out::write_streamed(out, &value, indent)?;
+        out.buf.push(b'\n');
+        Ok(())
+    })
+    .and_then(|()| stdout.flush())
+    .map_err(Exit::from_stdout)?;
     // Only when the value stands: a call that was reached said it already.
     super::warn_unknown_functions(&program);
     Ok(())

@@ -23,8 +23,15 @@ const CHUNK_RECORDS: usize = 2048;
 /// Why a record cannot be parsed at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
-    /// Longer than `--max-record-bytes`; its bytes were not kept.
+    /// Longer than `--max-record-bytes`; its bytes were not kept. Handed
+    /// over as soon as the limit is passed, not when (if ever) the record
+    /// ends: the rest of it is then skipped without being held.
     TooLong,
+    /// Not a record: the input ended inside the record just reported
+    /// [`Problem::TooLong`], before its end of line (or, in a JSON array,
+    /// before the end of the element): a stream without line breaks, such
+    /// as `/dev/zero` cut short. The run ends.
+    Unended,
     /// Broken input at this point (an I/O error or a malformed array);
     /// the rest of that input is not read.
     Broken(String),
@@ -342,6 +349,14 @@ impl Sink<'_> {
         0
     }
 
+    /// Hands over the records so far, if any (a record that must be
+    /// reported now, not when the chunk is full).
+    fn flush(&mut self) {
+        if !self.chunk.records.is_empty() {
+            self.hand_over();
+        }
+    }
+
     /// Hands over what is left of an input (a chunk holds one input's records).
     fn end_of_input(&mut self) {
         if self.chunk.records.is_empty() {
@@ -361,7 +376,8 @@ fn is_ws(b: u8) -> bool {
 
 /// A line being read by [`read_line`]: where it starts in the buffer,
 /// whether it is already too long (its bytes are then dropped), whether
-/// any byte of it was read. Kept across [`LineRead::Paused`].
+/// any byte of it was read. Kept across [`LineRead::Paused`] and
+/// [`LineRead::TooLong`].
 #[derive(Debug, Clone, Copy)]
 pub struct Line {
     /// Offset of the line's first byte in the buffer.
@@ -371,6 +387,8 @@ pub struct Line {
     /// Every byte read so far is whitespace (known even when the bytes of
     /// a too-long line are not kept).
     pub blank: bool,
+    /// [`LineRead::TooLong`] was returned for this line.
+    pub reported: bool,
 }
 
 impl Line {
@@ -381,6 +399,7 @@ impl Line {
             too_long: false,
             any: false,
             blank: true,
+            reported: false,
         }
     }
 }
@@ -394,11 +413,19 @@ pub enum LineRead {
     /// (without a leading byte order mark on a first line, and without its
     /// `\n` or `\r\n`) is `start..end`. `too_long` when the content is
     /// longer than the limit; none of it is kept then (`start == end`).
+    /// `terminated` when it ended with a `\n` (not at the end of input).
     Whole {
         start: usize,
         end: usize,
         too_long: bool,
+        terminated: bool,
     },
+    /// The line, not blank, has just passed the limit and has not ended:
+    /// returned once per line, so that the caller can report it at once
+    /// (a line may never end). Reading on with the same `line` skips the
+    /// rest of it, holding none of it, up to its `Whole` (with
+    /// `too_long`; [`Line::reported`] is then set).
+    TooLong,
     /// The reader's buffer is spent and the caller asked to be told
     /// before a read that may block; the line so far is in the buffer.
     Paused,
@@ -408,7 +435,8 @@ pub enum LineRead {
 /// `Line::new(buf.len())`); `first` says it is the input's first line,
 /// which may open with a UTF-8 byte order mark (not part of the content).
 /// At most `max` bytes of content (plus the mark and `\r\n`) are held
-/// while reading, so a line that never ends cannot exhaust memory. With
+/// while reading, so a line that never ends cannot exhaust memory, and
+/// one that passes the limit is told at once ([`LineRead::TooLong`]). With
 /// `pause`, returns [`LineRead::Paused`] instead of reading when the
 /// reader has nothing buffered (so the caller can hand over finished
 /// records first).
@@ -425,6 +453,7 @@ pub fn read_line<R: Read>(
 ) -> io::Result<LineRead> {
     let mark = if first { BOM.len() } else { 0 };
     let held = max.saturating_add(mark + 2);
+    let mut terminated = false;
     loop {
         if pause && r.buffer().is_empty() {
             return Ok(LineRead::Paused);
@@ -462,7 +491,12 @@ pub fn read_line<R: Read>(
         }
         r.consume(take);
         if done {
+            terminated = true;
             break;
+        }
+        if line.too_long && !line.blank && !line.reported {
+            line.reported = true;
+            return Ok(LineRead::TooLong);
         }
     }
     // The limit is on the content.
@@ -486,6 +520,7 @@ pub fn read_line<R: Read>(
         start,
         end,
         too_long: line.too_long,
+        terminated,
     })
 }
 
@@ -494,6 +529,9 @@ pub fn read_line<R: Read>(
 /// before a pause. Pauses (returning [`Step::More`]) before a read that
 /// may block while finished records wait, after handing them over, so a
 /// slow stream (`tail -f`) gets every complete record's result at once.
+/// A record longer than the limit is handed over as soon as it passes it
+/// (the rest of its line is then skipped); if the input ends before that
+/// line does, a [`Problem::Unended`] follows it.
 fn ndjson_line<R: Read>(
     reader: &mut BufReader<R>,
     number: &mut u64,
@@ -514,7 +552,38 @@ fn ndjson_line<R: Read>(
             start,
             end,
             too_long,
-        }) => (start, end, too_long),
+            terminated,
+        }) => {
+            if line.reported {
+                // Handed over when it passed the limit.
+                if !terminated {
+                    let at = sink.chunk.data.len();
+                    sink.push(Record {
+                        start: at,
+                        end: at,
+                        line: *number,
+                        problem: Some(Problem::Unended),
+                    });
+                }
+                *number += 1;
+                return Step::More;
+            }
+            (start, end, too_long)
+        }
+        Ok(LineRead::TooLong) => {
+            sink.chunk.data.truncate(line.start);
+            let at = line.start;
+            sink.push(Record {
+                start: at,
+                end: at,
+                line: *number,
+                problem: Some(Problem::TooLong),
+            });
+            sink.flush();
+            line.start = sink.chunk.data.len();
+            *partial = Some(line);
+            return Step::More;
+        }
         Ok(LineRead::Paused) => {
             line.start = sink.hand_over_keeping(line.start);
             *partial = Some(line);
@@ -572,6 +641,8 @@ struct Scanner {
     start: usize,
     record_line: u64,
     too_long: bool,
+    /// The record, too long, was handed over already.
+    reported: bool,
     /// Whitespace was dropped since the last byte kept.
     gap: bool,
     last: u8,
@@ -598,6 +669,7 @@ impl Scanner {
             start: 0,
             record_line: 1,
             too_long: false,
+            reported: false,
             gap: false,
             last: 0,
             ended_line: false,
@@ -610,6 +682,7 @@ impl Scanner {
         self.start = data.len();
         self.record_line = self.line;
         self.too_long = false;
+        self.reported = false;
         self.gap = false;
         self.last = 0;
         self.depth = 0;
@@ -767,7 +840,9 @@ fn array_buffer<R: Read>(
                     } else {
                         State::BeforeElement { first: false }
                     };
-                    sink.push(record);
+                    if !s.reported {
+                        sink.push(record);
+                    }
                 }
             }
             State::AfterArray => {
@@ -784,6 +859,15 @@ fn array_buffer<R: Read>(
                 s.element_byte(data, b, max_record, false);
             }
         }
+        if s.too_long && !s.reported {
+            // Reported as soon as it passes the limit (it may never end);
+            // the rest of it is skipped without being held.
+            s.reported = true;
+            let record = s.record(&sink.chunk.data);
+            sink.push(record);
+            sink.flush();
+            s.start = sink.chunk.data.len();
+        }
         s.ended_line = b == b'\n';
         if s.ended_line {
             s.line += 1;
@@ -798,8 +882,20 @@ fn array_end(s: &mut Scanner, sink: &mut Sink<'_>) {
     match s.state {
         State::Start | State::AfterArray => {}
         State::Single => {
-            let record = s.record(&sink.chunk.data);
-            sink.push(record);
+            if !s.reported {
+                let record = s.record(&sink.chunk.data);
+                sink.push(record);
+            }
+        }
+        State::Element if s.reported => {
+            // Inside an element reported too long: it never ended.
+            let at = sink.chunk.data.len();
+            sink.push(Record {
+                start: at,
+                end: at,
+                line: s.record_line,
+                problem: Some(Problem::Unended),
+            });
         }
         State::BeforeElement { .. } | State::Element => {
             // A last element that is surely complete (it ends with its own
@@ -823,291 +919,5 @@ fn array_end(s: &mut Scanner, sink: &mut Sink<'_>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each record's line and text (or problem).
-    type Split = Vec<(u64, Result<String, Problem>)>;
-
-    fn split(format: InputFormat, text: &str, max: usize) -> Split {
-        let reader = io::Cursor::new(text.as_bytes().to_vec());
-        split_reader(format, Box::new(reader), max).0
-    }
-
-    /// The records read from `reader`, and how many chunks held them.
-    fn split_reader(
-        format: InputFormat,
-        reader: Box<dyn Read + Send>,
-        max: usize,
-    ) -> (Split, usize) {
-        let input = Input {
-            name: Arc::from("t"),
-            reader,
-        };
-        let mut out = Vec::new();
-        let mut chunks = 0;
-        read_all(
-            vec![input],
-            format,
-            max,
-            &ChunkPool::default(),
-            &mut |chunk| {
-                chunks += 1;
-                for r in &chunk.records {
-                    let item = match &r.problem {
-                        Some(p) => Err(p.clone()),
-                        None => Ok(String::from_utf8_lossy(chunk.bytes(r)).into_owned()),
-                    };
-                    out.push((r.line, item));
-                }
-                true
-            },
-        );
-        (out, chunks)
-    }
-
-    /// A reader that hands out at most 3 bytes per read, like a slow pipe.
-    struct Trickle(io::Cursor<Vec<u8>>);
-
-    impl Read for Trickle {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let n = buf.len().min(3);
-            self.0.read(buf.get_mut(..n).unwrap_or(&mut []))
-        }
-    }
-
-    fn split_trickle(format: InputFormat, text: &str) -> (Split, usize) {
-        let reader = Trickle(io::Cursor::new(text.as_bytes().to_vec()));
-        split_reader(format, Box::new(reader), 1000)
-    }
-
-    #[test]
-    fn slow_input_gives_the_same_records_in_smaller_chunks() {
-        let ndjson = "{\"a\": 1}\n{\"b\": [1, 2, 3]}\n\n{\"c\": \"x y z\"}\n";
-        let (got, chunks) = split_trickle(InputFormat::Ndjson, ndjson);
-        assert_eq!(got, split(InputFormat::Ndjson, ndjson, 1000));
-        assert_eq!(got.len(), 3);
-        assert!(chunks >= 2, "{chunks} chunks");
-        let array = "[ {\"a\": 1},\n {\"b\": [1, 2, 3], \"s\": \"] ,\"},\n 17 ]";
-        let (got, _) = split_trickle(InputFormat::Json, array);
-        assert_eq!(got, split(InputFormat::Json, array, 1000));
-        assert_eq!(got.len(), 3);
-        let single = "{\"a\":\n [1, 2]}";
-        assert_eq!(
-            split_trickle(InputFormat::Json, single).0,
-            vec![ok(1, "{\"a\":[1,2]}")]
-        );
-    }
-
-    fn ok(line: u64, s: &str) -> (u64, Result<String, Problem>) {
-        (line, Ok(s.to_string()))
-    }
-
-    #[test]
-    fn ndjson_lines_blank_lines_and_crlf() {
-        let got = split(
-            InputFormat::Ndjson,
-            "{\"a\":1}\r\n\n  \n{\"b\": 2}\n[3]",
-            100,
-        );
-        assert_eq!(
-            got,
-            vec![ok(1, "{\"a\":1}"), ok(4, "{\"b\": 2}"), ok(5, "[3]")]
-        );
-        assert!(split(InputFormat::Ndjson, "", 100).is_empty());
-    }
-
-    #[test]
-    fn a_leading_byte_order_mark_is_skipped() {
-        let got = split(InputFormat::Ndjson, "\u{feff}{\"a\":1}\n\u{feff}2\n", 100);
-        // Only at the start of the input: the second one stays (and is invalid JSON).
-        assert_eq!(got, vec![ok(1, "{\"a\":1}"), ok(2, "\u{feff}2")]);
-        let got = split(InputFormat::Json, "\u{feff}[1, 2]", 100);
-        assert_eq!(got, vec![ok(1, "1"), ok(1, "2")]);
-    }
-
-    #[test]
-    fn ndjson_long_lines_are_flagged_not_kept() {
-        let got = split(InputFormat::Ndjson, "[1]\n[1,2,3,4,5,6,7,8,9]\n[2]\n", 8);
-        assert_eq!(
-            got,
-            vec![ok(1, "[1]"), (2, Err(Problem::TooLong)), ok(3, "[2]")]
-        );
-        // The limit is exact, on the content: not the terminator (`\n` or
-        // `\r\n`, or none at the end) and not a leading byte order mark.
-        let long = Err(Problem::TooLong);
-        for (text, want) in [
-            ("12345678\n", ok(1, "12345678")),
-            ("12345678\r\n", ok(1, "12345678")),
-            ("12345678", ok(1, "12345678")),
-            ("\u{feff}12345678\n", ok(1, "12345678")),
-            ("123456789\n", (1, long.clone())),
-            ("123456789", (1, long.clone())),
-            ("1234567890", (1, long.clone())),
-            ("\u{feff}123456789\r\n", (1, long.clone())),
-        ] {
-            assert_eq!(split(InputFormat::Ndjson, text, 8), vec![want], "{text:?}");
-        }
-    }
-
-    #[test]
-    fn blank_lines_are_no_records_however_long_and_a_cut_mark_is_an_error() {
-        let got = split(InputFormat::Ndjson, "{\"a\":1}\n        \n{\"a\":2}\n", 7);
-        assert_eq!(got, vec![ok(1, "{\"a\":1}"), ok(3, "{\"a\":2}")]);
-        let bytes = |b: &[u8]| -> Box<dyn Read + Send> { Box::new(io::Cursor::new(b.to_vec())) };
-        // Two bytes of a byte order mark, then an array: not UTF-8.
-        let (got, _) = split_reader(InputFormat::Json, bytes(b"\xEF\xBB[1]"), 100);
-        assert!(
-            matches!(got.as_slice(), [(1, Err(Problem::Broken(m)))] if m.contains("invalid UTF-8")),
-            "{got:?}"
-        );
-        // A mark after whitespace is not a mark: the document is then one
-        // record, which JSON parsing rejects later.
-        let (got, _) = split_reader(InputFormat::Json, bytes(b" \n\xEF\xBB\xBF[1]"), 100);
-        assert_eq!(got, vec![ok(2, "\u{feff}[1]")]);
-    }
-
-    /// A reader handing out `pieces` one per read, counting the reads.
-    struct Pieces {
-        pieces: std::collections::VecDeque<Vec<u8>>,
-        reads: Arc<std::sync::atomic::AtomicUsize>,
-    }
-
-    impl Read for Pieces {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let Some(piece) = self.pieces.pop_front() else {
-                return Ok(0);
-            };
-            let n = piece.len().min(buf.len());
-            buf.get_mut(..n)
-                .unwrap_or(&mut [])
-                .copy_from_slice(piece.get(..n).unwrap_or(&[]));
-            if n < piece.len() {
-                self.pieces
-                    .push_front(piece.get(n..).unwrap_or(&[]).to_vec());
-            }
-            Ok(n)
-        }
-    }
-
-    /// The records of each chunk, and how many reads had been made when
-    /// each chunk was handed out.
-    fn chunks_and_reads(format: InputFormat, pieces: &[&str]) -> Vec<(Vec<String>, usize)> {
-        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let input = Input {
-            name: Arc::from("t"),
-            reader: Box::new(Pieces {
-                pieces: pieces.iter().map(|p| p.as_bytes().to_vec()).collect(),
-                reads: reads.clone(),
-            }),
-        };
-        let pool = ChunkPool::default();
-        let mut reader = Reader::new(vec![input], format, 1000, &pool);
-        let mut out = Vec::new();
-        while let Some(chunk) = reader.next_chunk() {
-            let records = chunk
-                .records
-                .iter()
-                .map(|r| String::from_utf8_lossy(chunk.bytes(r)).into_owned())
-                .collect();
-            out.push((records, reads.load(std::sync::atomic::Ordering::SeqCst)));
-        }
-        out
-    }
-
-    #[test]
-    fn finished_records_are_handed_out_before_a_read_that_may_block() {
-        // A blank line, or the start of the next record, after a finished
-        // one: the finished one comes out before the next read.
-        let got = chunks_and_reads(InputFormat::Ndjson, &["{\"a\":1}\n\n", "{\"a\":2}\n"]);
-        assert_eq!(got[0], (vec!["{\"a\":1}".to_string()], 1), "{got:?}");
-        let got = chunks_and_reads(InputFormat::Ndjson, &["{\"a\":1}\n{\"a\":", "2}\n", "3\n"]);
-        assert_eq!(got[0], (vec!["{\"a\":1}".to_string()], 1), "{got:?}");
-        // The record begun before the pause is whole in the next chunk.
-        assert_eq!(got[1].0, vec!["{\"a\":2}".to_string()], "{got:?}");
-        let all: Vec<String> = got.into_iter().flat_map(|c| c.0).collect();
-        assert_eq!(all, ["{\"a\":1}", "{\"a\":2}", "3"]);
-        // The same inside a JSON array.
-        let got = chunks_and_reads(InputFormat::Json, &["[{\"a\":1},{\"a\":", "2}]"]);
-        assert_eq!(got[0], (vec!["{\"a\":1}".to_string()], 1), "{got:?}");
-        let all: Vec<String> = got.into_iter().flat_map(|c| c.0).collect();
-        assert_eq!(all, ["{\"a\":1}", "{\"a\":2}"]);
-    }
-
-    #[test]
-    fn array_elements_are_compacted_with_tokens_intact() {
-        let text = "[\n  {\"a\": \"x, ]\\\" y\",\n   \"n\": 12345678901234567890},\n  [1, [2]] ,\n  3\n]\n";
-        let got = split(InputFormat::Json, text, 1000);
-        assert_eq!(
-            got,
-            vec![
-                ok(2, "{\"a\":\"x, ]\\\" y\",\"n\":12345678901234567890}"),
-                ok(4, "[1,[2]]"),
-                ok(5, "3"),
-            ]
-        );
-        assert!(split(InputFormat::Json, " [ ] ", 1000).is_empty());
-        assert!(split(InputFormat::Json, "", 1000).is_empty());
-    }
-
-    #[test]
-    fn array_keeps_scalars_apart_and_reports_broken_structure() {
-        assert_eq!(
-            split(InputFormat::Json, "[1 2, true]", 1000),
-            vec![ok(1, "1 2"), ok(1, "true")]
-        );
-        let got = split(InputFormat::Json, "[1,\n,2]", 1000);
-        assert_eq!(got.len(), 2);
-        assert!(matches!(&got[1], (2, Err(Problem::Broken(m))) if m.contains("missing element")));
-        let got = split(InputFormat::Json, "[1,\n2", 1000);
-        assert!(
-            matches!(got.last(), Some((2, Err(Problem::Broken(m)))) if m.contains("missing ']'"))
-        );
-        // A cut-off last number is not a record; a closed last element is.
-        for cut in ["[1,23", "[1,tru", "[1,-2.5e"] {
-            let got = split(InputFormat::Json, cut, 1000);
-            assert_eq!(got.len(), 2, "{got:?}");
-            assert_eq!(got[0], ok(1, "1"));
-            assert!(matches!(&got[1], (1, Err(Problem::Broken(_)))), "{got:?}");
-        }
-        let got = split(InputFormat::Json, "[1,{\"a\":2}", 1000);
-        assert_eq!(got.len(), 3, "{got:?}");
-        assert_eq!(got[1], ok(1, "{\"a\":2}"));
-        let got = split(InputFormat::Json, "[1] x", 1000);
-        assert!(
-            matches!(got.last(), Some((1, Err(Problem::Broken(m)))) if m.contains("after the closing"))
-        );
-    }
-
-    #[test]
-    fn a_single_document_is_one_record() {
-        let got = split(InputFormat::Json, "{\n\"a\": [1,\n2]\n}\n", 1000);
-        assert_eq!(got, vec![ok(1, "{\"a\":[1,2]}")]);
-    }
-
-    #[test]
-    fn chunks_are_numbered_in_order() {
-        let text: String = (0..5000).map(|i| format!("{{\"i\":{i}}}\n")).collect();
-        let input = Input {
-            name: Arc::from("t"),
-            reader: Box::new(io::Cursor::new(text.into_bytes())),
-        };
-        let mut indexes = Vec::new();
-        let mut total = 0;
-        read_all(
-            vec![input],
-            InputFormat::Ndjson,
-            100,
-            &ChunkPool::default(),
-            &mut |chunk| {
-                indexes.push(chunk.index);
-                total += chunk.records.len();
-                true
-            },
-        );
-        assert_eq!(total, 5000);
-        assert_eq!(indexes, (0..indexes.len() as u64).collect::<Vec<_>>());
-        assert!(indexes.len() >= 3);
-    }
-}
+#[path = "input_tests.rs"]
+mod tests;

@@ -1,6 +1,15 @@
 //! JSON text to XPR values, straight from the bytes (no `serde_json::Value`
 //! in between), and reading only the top-level fields a program uses.
 //!
+//! Nesting: what is built may nest as deep as the value-depth limit
+//! ([`Conv::max_depth`], `--max-value-depth`, default 1,000; the record or
+//! context object is level 1); deeper is an error naming the limit. Texts
+//! are read by serde_json, whose recursion stops at 128 levels; a text it
+//! gives up on for its depth is read again by [`super::json_deep`], which
+//! keeps no state on the native stack. Parts that are not built (fields
+//! a program does not read) are only checked, at any depth, as serde_json
+//! skips them without recursion.
+//!
 //! Numbers become f64 (spec "Number Representation"). An integer beyond 2^53
 //! cannot be held exactly: each one converted is counted, and in strict mode
 //! it is an error instead. Integers too large for 64 bits reach us from
@@ -13,6 +22,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use xpr::{Key, Map, Value};
 
+use super::json_deep::{self, Top};
+
 /// 2^53: the largest magnitude below which every integer is an exact f64.
 const EXACT: u64 = 1 << 53;
 /// 2^64 as f64: larger integer literals arrive from serde_json as floats.
@@ -23,25 +34,60 @@ const INTERNED_KEYS: usize = 4096;
 /// ...each at most this long, in bytes.
 const INTERNED_KEY_BYTES: usize = 64;
 
-/// Conversion state: the number policy, what it counted, and the object
-/// keys seen so far (records of one stream repeat the same keys: reusing
-/// one shared string per key saves an allocation per key per record).
-#[derive(Debug, Default)]
+/// Conversion state: the number policy, the depth limit, what it
+/// counted, and the object keys seen so far (records of one stream repeat
+/// the same keys: reusing one shared string per key saves an allocation
+/// per key per record).
+#[derive(Debug)]
 pub struct Conv {
     /// Reject integers beyond 2^53 instead of rounding them.
     pub strict: bool,
+    /// The deepest nesting of arrays and objects built (`[]` is 1 level).
+    pub max_depth: u32,
     /// Integers beyond 2^53 converted (and so rounded) so far.
     pub big_ints: u64,
     keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
 }
 
+impl Default for Conv {
+    /// Not strict, with the library's default value-depth limit.
+    fn default() -> Self {
+        Conv::new(false, xpr::Limits::default().value_depth)
+    }
+}
+
+/// The deepest text serde_json reads (its recursion limit is 128 levels,
+/// counting one it refuses to open).
+const SERDE_DEPTH: u32 = 127;
+
 impl Conv {
-    /// A converter with the given number policy.
-    pub fn new(strict: bool) -> Self {
+    /// A converter with the given number policy and depth limit.
+    pub fn new(strict: bool, max_depth: u32) -> Self {
         Conv {
             strict,
-            ..Conv::default()
+            max_depth,
+            big_ints: 0,
+            keys: HashMap::default(),
         }
+    }
+
+    /// The message for nesting beyond [`Conv::max_depth`].
+    pub fn too_deep(&self) -> String {
+        format!(
+            "Value depth limit exceeded: JSON nested deeper than {} levels (--max-value-depth)",
+            self.max_depth
+        )
+    }
+
+    /// `Err` when a value of `depth` levels, inside `around` more, is
+    /// deeper than the limit (serde_json read it: it is shallow enough
+    /// for its own limit, not necessarily for ours). A scalar opens no
+    /// level, so it is never too deep.
+    pub fn check_depth(&self, depth: u32, around: u32) -> Result<(), JsonError> {
+        if self.max_depth < SERDE_DEPTH && depth > 0 && depth + around > self.max_depth {
+            return Err(JsonError::new(self.too_deep(), 0, 0, true));
+        }
+        Ok(())
     }
 
     /// The shared string for object key `s`; bounded in count and length,
@@ -151,7 +197,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
 }
 
 /// An object key as a shared string, interned by the [`Conv`].
-struct KeySeed<'a>(&'a mut Conv);
+pub struct KeySeed<'a>(pub &'a mut Conv);
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Key;
@@ -200,7 +246,8 @@ impl Wanted {
         &self.names
     }
 
-    fn find(&self, key: &str) -> Option<usize> {
+    /// The position of `key` among the names.
+    pub fn find(&self, key: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(key).copied(),
             None => self.names.iter().position(|k| &**k == key),
@@ -213,12 +260,94 @@ impl Wanted {
 /// records), not again for every string inside.
 ///
 /// # Errors
-/// Invalid JSON, trailing characters, or (strict mode) an integer beyond 2^53.
-pub fn parse_value(text: &str, conv: &mut Conv) -> Result<Value, serde_json::Error> {
+/// Invalid JSON, trailing characters, nesting deeper than the limit, or
+/// (strict mode) an integer beyond 2^53.
+pub fn parse_value(text: &str, conv: &mut Conv) -> Result<Value, JsonError> {
+    let counted = conv.big_ints;
     let mut de = serde_json::Deserializer::from_str(text);
-    let v = ValueSeed(conv).deserialize(&mut de)?;
-    de.end()?;
-    Ok(v)
+    match ValueSeed(conv)
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+    {
+        Ok(v) => {
+            conv.check_depth(v.depth(), 0)?;
+            Ok(v)
+        }
+        Err(e) if too_deep_for_serde(&e) => {
+            // Read again from the start: what was counted is counted again.
+            conv.big_ints = counted;
+            json_deep::parse(text, conv, Top::Whole).map(|v| v.unwrap_or(Value::Null))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// serde_json gave up on the text's depth (its recursion limit).
+pub fn too_deep_for_serde(e: &serde_json::Error) -> bool {
+    e.classify() == serde_json::error::Category::Syntax
+        && e.to_string().starts_with("recursion limit exceeded")
+}
+
+/// What reading JSON text found wrong: a message (without position) and
+/// where, in lines and columns of the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    message: String,
+    line: usize,
+    column: usize,
+    data: bool,
+}
+
+impl JsonError {
+    /// An error at `line` and `column` (0 when unknown); `data` for text
+    /// that is JSON but whose content is refused.
+    pub fn new(message: String, line: usize, column: usize, data: bool) -> Self {
+        JsonError {
+            message,
+            line,
+            column,
+            data,
+        }
+    }
+
+    /// What is wrong, without the position.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The 1-based line (0 when unknown).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The 1-based column on that line, in bytes (0 when unknown).
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// The text is JSON, but its content is refused: nesting beyond the
+    /// value-depth limit, an integer beyond 2^53 in strict mode, a field
+    /// of the wrong type. The message says it all (no "invalid JSON").
+    pub fn is_data(&self) -> bool {
+        self.data
+    }
+}
+
+impl From<serde_json::Error> for JsonError {
+    /// serde_json's message without its ` at line L column C` suffix.
+    fn from(e: serde_json::Error) -> Self {
+        let text = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        let message = text
+            .strip_suffix(&suffix)
+            .map_or_else(|| text.clone(), str::to_string);
+        JsonError {
+            message,
+            line: e.line(),
+            column: e.column(),
+            data: e.classify() == serde_json::error::Category::Data,
+        }
+    }
 }
 
 /// Parses one JSON record, converting only the top-level fields in `wanted`
@@ -226,13 +355,14 @@ pub fn parse_value(text: &str, conv: &mut Conv) -> Result<Value, serde_json::Err
 /// without building values. A record that is not an object has no fields.
 ///
 /// # Errors
-/// As [`parse_value`]; skipped parts are still checked to be valid JSON.
+/// As [`parse_value`] (the record object is level 1 of the depth); skipped
+/// parts are still checked to be valid JSON.
 pub fn parse_fields(
     text: &str,
     wanted: &Wanted,
     out: &mut Vec<Option<Value>>,
     conv: &mut Conv,
-) -> Result<(), serde_json::Error> {
+) -> Result<(), JsonError> {
     // Reset in place (records of a stream want the same fields each time).
     if out.len() == wanted.names.len() {
         out.iter_mut().for_each(|v| *v = None);
@@ -240,15 +370,40 @@ pub fn parse_fields(
         out.clear();
         out.resize(wanted.names.len(), None);
     }
+    let counted = conv.big_ints;
     let mut de = serde_json::Deserializer::from_str(text);
-    de.deserialize_any(RecordVisitor { wanted, out, conv })?;
-    de.end()
+    match de
+        .deserialize_any(RecordVisitor {
+            wanted,
+            out,
+            conv: &mut *conv,
+        })
+        .and_then(|()| de.end())
+    {
+        Ok(()) => {
+            for v in out.iter().flatten() {
+                conv.check_depth(v.depth(), 1)?;
+            }
+            Ok(())
+        }
+        Err(e) if too_deep_for_serde(&e) => {
+            conv.big_ints = counted;
+            let top = Top::Fields {
+                wanted,
+                out,
+                level: 1,
+            };
+            json_deep::parse(text, conv, top).map(drop)
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
-struct RecordVisitor<'a> {
-    wanted: &'a Wanted,
-    out: &'a mut [Option<Value>],
-    conv: &'a mut Conv,
+/// Reads a record's wanted fields; anything else is only checked.
+pub struct RecordVisitor<'a> {
+    pub wanted: &'a Wanted,
+    pub out: &'a mut [Option<Value>],
+    pub conv: &'a mut Conv,
 }
 
 impl<'de> Visitor<'de> for RecordVisitor<'_> {
@@ -328,16 +483,6 @@ impl Visitor<'_> for FieldSeed<'_> {
     }
 }
 
-/// serde_json's message without its ` at line L column C` suffix, and the column.
-pub fn describe(e: &serde_json::Error) -> (String, usize) {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    let message = text
-        .strip_suffix(&suffix)
-        .map_or_else(|| text.clone(), str::to_string);
-    (message, e.column())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,7 +498,7 @@ mod tests {
             r#"{"a": [1, -2.5, "x\n", true, null], "b": {"c": {}}}"#,
             &mut conv,
         );
-        let v = v.map_err(|e| e.to_string());
+        let v = v.map_err(|e| e.message().to_string());
         let Ok(Value::Object(o)) = v else {
             panic!("not an object: {v:?}")
         };
@@ -374,9 +519,9 @@ mod tests {
         let text = r#"[9007199254740992, 9007199254740993, -9007199254740993, 123456789012345678901234, 1.5]"#;
         assert!(parse_value(text, &mut conv).is_ok());
         assert_eq!(conv.big_ints, 3);
-        let mut strict = Conv::new(true);
+        let mut strict = Conv::new(true, 1000);
         let err = parse_value(r#"{"id": 9007199254740993}"#, &mut strict);
-        let msg = err.map(|_| ()).map_err(|e| describe(&e).0);
+        let msg = err.map(|_| ()).map_err(|e| e.message().to_string());
         assert!(
             matches!(&msg, Err(m) if m.contains("9007199254740993 is beyond 2^53")),
             "{msg:?}"
@@ -444,12 +589,50 @@ mod tests {
         assert_eq!(out.iter().filter(|v| v.is_some()).count(), 2);
     }
 
+    fn nested(depth: usize) -> String {
+        format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
     #[test]
-    fn describe_strips_the_position() {
+    fn serde_json_reads_to_its_depth_then_the_deep_reader_takes_over() {
+        // SERDE_DEPTH is where serde_json stops: pinned here.
+        let read = |text: &str| {
+            let mut de = serde_json::Deserializer::from_str(text);
+            ValueSeed(&mut Conv::default())
+                .deserialize(&mut de)
+                .map(|v| v.depth())
+        };
+        assert_eq!(read(&nested(SERDE_DEPTH as usize)).ok(), Some(SERDE_DEPTH));
+        let e = read(&nested(SERDE_DEPTH as usize + 1)).err();
+        assert!(e.as_ref().is_some_and(too_deep_for_serde), "{e:?}");
+        // Past it, the same value, counted once.
+        let mut conv = Conv::default();
+        let text = format!("[9007199254740993, {}]", nested(500));
+        let v = parse_value(&text, &mut conv);
+        assert_eq!(v.map(|v| v.depth()).ok(), Some(501));
+        assert_eq!(conv.big_ints, 1);
+        let wanted = Wanted::new(&[Key::from("a"), Key::from("id")]);
+        let mut out = Vec::new();
+        let text = format!("{{\"id\": 9007199254740993, \"a\": {}}}", nested(998));
+        assert!(parse_fields(&text, &wanted, &mut out, &mut conv).is_ok());
+        assert_eq!(out[0].as_ref().map(Value::depth), Some(998));
+        assert_eq!(conv.big_ints, 2);
+        // Below serde_json's depth, a lower limit holds too.
+        let mut shallow = Conv::new(false, 3);
+        assert!(parse_value(&nested(3), &mut shallow).is_ok());
+        let e = parse_value(&nested(4), &mut shallow).err();
+        assert!(e.is_some_and(|e| e.is_data() && e.message().contains("deeper than 3 levels")));
+        let text = "{\"a\": [[1]], \"id\": 1}";
+        assert!(parse_fields(text, &wanted, &mut out, &mut shallow).is_ok());
+        let text = "{\"a\": [[[1]]], \"id\": 1}";
+        assert!(parse_fields(text, &wanted, &mut out, &mut shallow).is_err());
+    }
+
+    #[test]
+    fn errors_carry_the_message_apart_from_the_position() {
         let mut conv = Conv::default();
         let e = parse_value("{\"a\": }", &mut conv).err();
-        let (message, column) = e.as_ref().map(describe).unwrap_or_default();
-        assert_eq!(message, "expected value");
-        assert_eq!(column, 7);
+        assert_eq!(e.as_ref().map(JsonError::message), Some("expected value"));
+        assert_eq!(e.as_ref().map(JsonError::column), Some(7));
     }
 }

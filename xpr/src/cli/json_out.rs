@@ -1,4 +1,6 @@
-//! XPR values to JSON text, appended to a byte buffer.
+//! XPR values to JSON text, appended to a byte buffer that is handed on
+//! (to stdout) as it fills ([`Out`]), so that no value's text is ever held
+//! whole, and written without recursion, whatever the value's depth.
 //!
 //! Numbers are written as JavaScript's `JSON.stringify` writes them (ryu-js:
 //! `100`, not `100.0`; `1e+21`), strings with the minimal JSON escapes and
@@ -6,17 +8,85 @@
 //! no JSON form is written as a tagged object, never as plain data:
 //! `{"$xpr":"regex","repr":"/a/i"}`, `{"$xpr":"function","repr":"upper"}`.
 
-use xpr::Value;
+use std::io;
+
+use xpr::{Map, Value};
 use xpr_vm::function::Function;
 
-/// Appends `v` as compact JSON.
-pub fn write_value(out: &mut Vec<u8>, v: &Value) {
-    write_indented(out, v, None, 0);
+/// Where JSON text goes: a buffer that is handed on (to stdout, in
+/// practice) and emptied whenever it holds `limit` bytes or more at a
+/// point where the writer checks, after every value and every 64 KiB of a
+/// string. So a value's text is never held whole: a string of 60 million
+/// NUL characters, 6 bytes each once escaped, costs `limit` bytes of
+/// buffer, not 360 MB.
+pub struct Out<'a> {
+    /// The text not yet handed on.
+    pub buf: &'a mut Vec<u8>,
+    limit: usize,
+    spill: &'a mut dyn FnMut(&[u8]) -> io::Result<()>,
 }
 
-/// Appends `v` as JSON indented by two spaces per level.
-pub fn write_pretty(out: &mut Vec<u8>, v: &Value) {
-    write_indented(out, v, Some(2), 0);
+impl<'a> Out<'a> {
+    /// Text to `buf`, handed to `spill` whenever it holds `limit` bytes.
+    pub fn new(
+        buf: &'a mut Vec<u8>,
+        limit: usize,
+        spill: &'a mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> Self {
+        Out { buf, limit, spill }
+    }
+
+    /// Hands the buffer on if it is full.
+    #[inline]
+    fn check(&mut self) -> io::Result<()> {
+        if self.buf.len() >= self.limit {
+            self.hand_on()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the buffer on, whatever it holds.
+    pub fn hand_on(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            (self.spill)(self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The buffer `eval` and `batch` write through.
+pub const STREAM_BYTES: usize = 64 << 10;
+
+/// Writes to `w` through a buffer of `limit` bytes (or so: a checkpoint
+/// may be passed by up to 64 KiB of escaped string, or one number).
+pub fn write_to(
+    w: &mut dyn io::Write,
+    limit: usize,
+    f: impl FnOnce(&mut Out<'_>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(limit.min(1 << 20) + 1024);
+    let mut spill = |bytes: &[u8]| w.write_all(bytes);
+    let mut out = Out::new(&mut buf, limit, &mut spill);
+    f(&mut out)?;
+    out.hand_on()
+}
+
+/// Appends `v` as compact JSON.
+#[cfg(test)]
+pub fn write_value(out: &mut Vec<u8>, v: &Value) {
+    let mut never = |_: &[u8]| Ok(());
+    // Nothing is handed on with no limit, so nothing can fail.
+    let _ = write_indented(&mut Out::new(out, usize::MAX, &mut never), v, None);
+}
+
+/// Writes `v` as compact JSON (`indent` `None`) or indented by `indent`
+/// spaces per level, handing the text on as it goes.
+///
+/// # Errors
+/// Whatever handing the text on returns.
+pub fn write_streamed(out: &mut Out<'_>, v: &Value, indent: Option<usize>) -> io::Result<()> {
+    write_indented(out, v, indent)
 }
 
 fn newline(out: &mut Vec<u8>, indent: Option<usize>, level: usize) {
@@ -26,63 +96,109 @@ fn newline(out: &mut Vec<u8>, indent: Option<usize>, level: usize) {
     }
 }
 
-// Recursion is bounded by the value's nesting depth, which the value depth
-// budget (for computed values) or serde_json's recursion limit of 128 (for
-// parsed input) bounds.
-fn write_indented(out: &mut Vec<u8>, v: &Value, indent: Option<usize>, level: usize) {
+/// An array or object being written: the members left, and whether one
+/// was written already (a comma goes before the next).
+enum Frame<'v> {
+    Array(std::slice::Iter<'v, Value>, bool),
+    Object(<&'v Map as IntoIterator>::IntoIter, bool),
+}
+
+/// Writes without recursion (an explicit stack of the arrays and objects
+/// open), so no nesting the value-depth budget allows, however it is set,
+/// can overflow the native stack. The innermost open container is kept
+/// apart from the stack, so a flat array or object allocates nothing.
+fn write_indented(out: &mut Out<'_>, v: &Value, indent: Option<usize>) -> io::Result<()> {
+    let mut open: Vec<Frame<'_>> = Vec::new();
+    let mut current: Option<Frame<'_>> = None;
+    let mut next = Some(v);
+    loop {
+        if let Some(v) = next.take() {
+            let frame = match v {
+                Value::Array(a) if !a.is_empty() => {
+                    out.buf.push(b'[');
+                    Some(Frame::Array(a.items().iter(), false))
+                }
+                Value::Object(o) if !o.is_empty() => {
+                    out.buf.push(b'{');
+                    Some(Frame::Object(o.map().iter(), false))
+                }
+                _ => {
+                    write_scalar(out, v)?;
+                    None
+                }
+            };
+            if let Some(frame) = frame
+                && let Some(parent) = current.replace(frame)
+            {
+                open.push(parent);
+            }
+            out.check()?;
+        }
+        let level = open.len() + 1;
+        let Some(frame) = &mut current else {
+            return Ok(());
+        };
+        let (item, close) = match frame {
+            Frame::Array(items, any) => match items.next() {
+                Some(item) => {
+                    if std::mem::replace(any, true) {
+                        out.buf.push(b',');
+                    }
+                    newline(out.buf, indent, level);
+                    (Some(item), b']')
+                }
+                None => (None, b']'),
+            },
+            Frame::Object(members, any) => match members.next() {
+                Some((k, item)) => {
+                    if std::mem::replace(any, true) {
+                        out.buf.push(b',');
+                    }
+                    newline(out.buf, indent, level);
+                    string(out, k)?;
+                    out.buf.push(b':');
+                    if indent.is_some() {
+                        out.buf.push(b' ');
+                    }
+                    (Some(item), b'}')
+                }
+                None => (None, b'}'),
+            },
+        };
+        match item {
+            Some(item) => next = Some(item),
+            None => {
+                newline(out.buf, indent, level - 1);
+                out.buf.push(close);
+                current = open.pop();
+            }
+        }
+    }
+}
+
+/// A scalar, an empty array or object, a regex or a function.
+fn write_scalar(out: &mut Out<'_>, v: &Value) -> io::Result<()> {
     match v {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => write_number(out, *n),
-        Value::String(s) => write_str(out, s),
-        Value::Array(a) => {
-            if a.is_empty() {
-                out.extend_from_slice(b"[]");
-                return;
-            }
-            out.push(b'[');
-            for (i, item) in a.items().iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                newline(out, indent, level + 1);
-                write_indented(out, item, indent, level + 1);
-            }
-            newline(out, indent, level);
-            out.push(b']');
+        Value::Null => out.buf.extend_from_slice(b"null"),
+        Value::Bool(true) => out.buf.extend_from_slice(b"true"),
+        Value::Bool(false) => out.buf.extend_from_slice(b"false"),
+        Value::Number(n) => write_number(out.buf, *n),
+        Value::String(s) => string(out, s)?,
+        Value::Array(_) => out.buf.extend_from_slice(b"[]"),
+        Value::Object(_) => out.buf.extend_from_slice(b"{}"),
+        Value::Regex(r) => {
+            write_tagged(out.buf, "regex", &format!("/{}/{}", r.pattern(), r.flags()))
         }
-        Value::Object(o) => {
-            if o.is_empty() {
-                out.extend_from_slice(b"{}");
-                return;
-            }
-            out.push(b'{');
-            for (i, (k, item)) in o.map().iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                newline(out, indent, level + 1);
-                write_str(out, k);
-                out.push(b':');
-                if indent.is_some() {
-                    out.push(b' ');
-                }
-                write_indented(out, item, indent, level + 1);
-            }
-            newline(out, indent, level);
-            out.push(b'}');
-        }
-        Value::Regex(r) => write_tagged(out, "regex", &format!("/{}/{}", r.pattern(), r.flags())),
         Value::Function(f) => {
             let repr = match &**f {
                 Function::Closure(_) => "<closure>".to_string(),
                 Function::Builtin(id) => xpr_vm::stdlib::function_name(*id).to_string(),
                 Function::Host(h) => h.name.clone(),
             };
-            write_tagged(out, "function", &repr);
+            write_tagged(out.buf, "function", &repr);
         }
     }
+    Ok(())
 }
 
 fn write_tagged(out: &mut Vec<u8>, tag: &str, repr: &str) {
@@ -144,11 +260,30 @@ fn itoa_buf(n: i64) -> Digits {
     Digits { buf, start: i }
 }
 
-/// Appends a JSON string literal: `"`, `\`, and control characters escaped.
+/// Appends a JSON string literal: `"`, `\\`, and control characters escaped.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    let mut never = |_: &[u8]| Ok(());
+    // Nothing is handed on with no limit, so nothing can fail.
+    let _ = string(&mut Out::new(out, usize::MAX, &mut never), s);
+}
+
+/// A long string is escaped this many bytes at a time, the buffer handed
+/// on between pieces (escaping works byte by byte, and only ASCII bytes
+/// are escaped, so a piece may end inside a UTF-8 sequence).
+const STRING_PIECE: usize = 64 << 10;
+
+fn string(out: &mut Out<'_>, s: &str) -> io::Result<()> {
+    out.buf.push(b'"');
+    for piece in s.as_bytes().chunks(STRING_PIECE) {
+        escape(out.buf, piece);
+        out.check()?;
+    }
+    out.buf.push(b'"');
+    Ok(())
+}
+
+fn escape(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
-    let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &[u8] = match b {
@@ -164,16 +299,20 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
         };
         out.extend_from_slice(bytes.get(start..i).unwrap_or(&[]));
         if escape.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]);
         } else {
             out.extend_from_slice(escape);
         }
         start = i + 1;
     }
     out.extend_from_slice(bytes.get(start..).unwrap_or(&[]));
-    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -214,6 +353,87 @@ mod tests {
         assert_eq!(back.ok().as_deref(), v.as_str());
     }
 
+    /// `v`'s text written through a buffer of `limit` bytes: the text, and
+    /// the size of each piece handed on.
+    fn streamed(v: &Value, indent: Option<usize>, limit: usize) -> (String, Vec<usize>) {
+        let mut text = Vec::new();
+        let mut pieces = Vec::new();
+        let mut buf = Vec::new();
+        let mut spill = |b: &[u8]| {
+            pieces.push(b.len());
+            text.extend_from_slice(b);
+            Ok(())
+        };
+        let mut out = Out::new(&mut buf, limit, &mut spill);
+        assert!(write_streamed(&mut out, v, indent).is_ok());
+        assert!(out.hand_on().is_ok());
+        (String::from_utf8_lossy(&text).into_owned(), pieces)
+    }
+
+    #[test]
+    fn streamed_text_is_the_same_whatever_the_buffer() {
+        let mut m = Map::default();
+        m.insert("k\"ey".into(), Value::from("a\u{1}é😀".repeat(50)));
+        m.insert(
+            "n".into(),
+            Value::array(vec![
+                Value::Number(1.5),
+                Value::Null,
+                Value::object(Map::default()),
+            ]),
+        );
+        let v = Value::array(vec![
+            Value::object(m),
+            Value::array(vec![]),
+            Value::Bool(false),
+        ]);
+        for indent in [None, Some(2)] {
+            let (whole, _) = streamed(&v, indent, usize::MAX);
+            for limit in [0, 1, 7, 100] {
+                assert_eq!(streamed(&v, indent, limit).0, whole, "{limit}");
+            }
+        }
+        assert_eq!(streamed(&v, None, usize::MAX).0, json(&v));
+        let back: Result<serde_json::Value, _> = serde_json::from_str(&json(&v));
+        assert!(back.is_ok());
+    }
+
+    #[test]
+    fn a_long_string_is_handed_on_in_pieces() {
+        // 1 MB of NULs is 6 MB of text: never held at once.
+        let v = Value::from("\0".repeat(1 << 20));
+        let (text, pieces) = streamed(&v, None, 4096);
+        assert_eq!(text.len(), 6 * (1 << 20) + 2);
+        assert!(pieces.len() >= 16, "{} pieces", pieces.len());
+        let largest = pieces.iter().copied().max().unwrap_or(0);
+        assert!(largest <= 4096 + 6 * STRING_PIECE, "{largest}");
+    }
+
+    #[test]
+    fn deep_values_are_written_without_recursion() {
+        // 100,000 levels on a 256 KiB stack: recursion would overflow it.
+        let text = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                let mut v = Value::array(vec![]);
+                for _ in 1..100_000 {
+                    v = Value::array(vec![v]);
+                }
+                json(&v)
+            })
+            .map(|t| t.join());
+        let Ok(Ok(compact)) = text else {
+            panic!("the writer overflowed its stack")
+        };
+        assert_eq!(
+            compact,
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))
+        );
+        // Indented, level by level.
+        let v = Value::array(vec![Value::array(vec![Value::Null])]);
+        assert_eq!(streamed(&v, Some(2), 1).0, "[\n  [\n    null\n  ]\n]");
+    }
+
     #[test]
     fn nested_structures_keep_key_order() {
         let mut m = Map::default();
@@ -226,7 +446,7 @@ mod tests {
         let v = Value::object(m);
         assert_eq!(json(&v), r#"{"z":[null,true],"a":{},"m":[]}"#);
         let mut pretty = Vec::new();
-        write_pretty(&mut pretty, &v);
+        let _ = write_to(&mut pretty, 1 << 20, |out| write_streamed(out, &v, Some(2)));
         assert_eq!(
             String::from_utf8_lossy(&pretty),
             "{\n  \"z\": [\n    null,\n    true\n  ],\n  \"a\": {},\n  \"m\": []\n}"

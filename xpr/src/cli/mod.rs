@@ -12,6 +12,7 @@ mod batch;
 mod check;
 mod eval;
 mod input;
+mod json_deep;
 mod json_in;
 mod json_out;
 mod run;
@@ -122,6 +123,9 @@ pub struct EvalArgs {
     /// Read the context object from FILE (`-` for stdin).
     #[arg(long, value_name = "FILE")]
     pub context_file: Option<PathBuf>,
+    /// Longest context accepted, in bytes; a longer one is an input error.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_context_bytes: usize,
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
@@ -270,12 +274,26 @@ pub struct LimitArgs {
     /// Maximum expression length, in characters, or `none`.
     #[arg(long, value_name = "N", value_parser = parse_budget)]
     pub max_length: Option<Budget>,
+    /// Deepest nesting of arrays and objects a value may have, built or
+    /// read (JSON input included; `[]` is 1 level), or `none`.
+    #[arg(long, value_name = "N", value_parser = parse_budget)]
+    pub max_value_depth: Option<Budget>,
     /// Seed for `random()`, for reproducible runs (default: a fresh seed per evaluation).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 }
 
 impl LimitArgs {
+    /// The value-depth limit: `--max-value-depth`, or the library's
+    /// default (`none` is the largest there is).
+    pub fn value_depth(&self) -> u32 {
+        match self.max_value_depth {
+            None => xpr::Limits::default().value_depth,
+            Some(Budget::Unlimited) => u32::MAX,
+            Some(Budget::Units(n)) => u32::try_from(n).unwrap_or(u32::MAX),
+        }
+    }
+
     /// The engine these flags describe.
     pub fn engine(&self) -> xpr::Engine {
         let mut limits = xpr::Limits::default();
@@ -295,6 +313,7 @@ impl LimitArgs {
         apply(&mut limits.max_length, self.max_length, |n| {
             usize::try_from(n).unwrap_or(usize::MAX)
         });
+        limits.value_depth = self.value_depth();
         let engine = xpr::Engine::new().with_limits(limits);
         match self.seed {
             Some(seed) => engine.with_seed(Some(seed)),
@@ -341,26 +360,40 @@ pub fn main() -> ExitCode {
 }
 
 /// Reads a whole file (`-` for stdin) as bytes, mapping errors to status 2.
-pub fn read_path(path: &std::path::Path) -> Result<Vec<u8>, Exit> {
+/// At most `max` bytes are read: a longer input is an error naming `flag`
+/// (the flag that raises the limit), so an endless input (`/dev/zero`)
+/// ends at once.
+pub fn read_path(path: &std::path::Path, max: usize, flag: &str) -> Result<Vec<u8>, Exit> {
     use std::io::Read as _;
-    if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut buf).map_err(|e| {
-            Exit::usage(format_args!(
-                "cannot read standard input: {}",
-                input::io_text(&e)
-            ))
-        })?;
-        Ok(buf)
+    let (reader, name): (Box<dyn std::io::Read>, String) = if path.as_os_str() == "-" {
+        (
+            Box::new(std::io::stdin().lock()),
+            "standard input".to_string(),
+        )
     } else {
-        std::fs::read(path).map_err(|e| {
+        let file = std::fs::File::open(path).map_err(|e| {
             Exit::usage(format_args!(
                 "cannot read {}: {}",
                 path.display(),
                 input::io_text(&e)
             ))
-        })
+        })?;
+        (Box::new(file), path.display().to_string())
+    };
+    let mut buf = Vec::new();
+    // One byte beyond the limit tells a longer input from one of exactly `max`.
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    reader
+        .take(limit)
+        .read_to_end(&mut buf)
+        .map_err(|e| Exit::usage(format_args!("cannot read {name}: {}", input::io_text(&e))))?;
+    if buf.len() > max {
+        return Err(Exit::usage(format_args!(
+            "{}: longer than {max} bytes ({flag})",
+            path.display()
+        )));
     }
+    Ok(buf)
 }
 
 /// Warns on stderr, one line each, about the functions `program` calls by

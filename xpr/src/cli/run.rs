@@ -19,8 +19,8 @@ use std::time::Instant;
 use xpr::{Context, Error, Field, Key, Program, Value, render_error};
 
 use super::input::{self, Chunk, Problem, Record};
-use super::json_in::{self, Conv, Wanted};
-use super::json_out;
+use super::json_in::{self, Conv, JsonError, Wanted};
+use super::json_out::{self, Out};
 use super::source::{Shared, StopOnDrop};
 use super::{Exit, InputFormat, OnError, RunArgs};
 
@@ -53,6 +53,8 @@ struct Job<'a> {
     strict: bool,
     format: InputFormat,
     max_record: usize,
+    /// The value-depth limit, for the JSON read.
+    max_depth: u32,
     /// Output buffers of written chunks, for the next chunks (a fresh
     /// buffer per chunk costs page faults, or an mmap when large).
     spare_out: Mutex<Vec<Vec<u8>>>,
@@ -71,6 +73,9 @@ enum Failure {
     Input(String),
     /// The expression failed on this record (status 1 when fatal).
     Eval(Error),
+    /// The input ended inside a record reported too long: the run ends
+    /// (status 2) whatever `--on-error` says, after the summary.
+    Unended(String),
 }
 
 /// A failure with where it happened.
@@ -146,12 +151,7 @@ impl Job<'_> {
     /// Evaluates every record of `chunk`. Output beyond [`SPILL_BYTES`]
     /// goes to `spill` (which writes it once the chunk's turn has come)
     /// instead of growing the buffer.
-    fn process(
-        &self,
-        chunk: &Chunk,
-        w: &mut Worker,
-        spill: &mut dyn FnMut(&mut Vec<u8>),
-    ) -> Outcome {
+    fn process(&self, chunk: &Chunk, w: &mut Worker, spill: &mut dyn FnMut(&[u8])) -> Outcome {
         let mut o = Outcome {
             out: self.output_buffer(),
             input_bytes: chunk.data.len(),
@@ -163,8 +163,20 @@ impl Job<'_> {
         let big_before = w.conv.big_ints;
         for r in &chunk.records {
             if o.out.len() >= SPILL_BYTES {
-                spill(&mut o.out);
+                spill(&o.out);
                 o.out.clear();
+            }
+            if matches!(r.problem, Some(Problem::Unended)) {
+                // Not a record: the one reported too long never ended.
+                o.fatal = Some(Located {
+                    source: chunk.source.clone(),
+                    line: r.line,
+                    failure: Failure::Unended(format!(
+                        "the input ended inside this record, longer than {} bytes (--max-record-bytes)",
+                        self.max_record
+                    )),
+                });
+                break;
             }
             o.records += 1;
             match self.evaluate(chunk, r, text, w) {
@@ -176,7 +188,17 @@ impl Job<'_> {
                             o.outputs += 1;
                         }
                     } else {
-                        json_out::write_value(&mut o.out, &v);
+                        // Handed on as it is written: one value's text
+                        // (escaped, up to six times its size) is never
+                        // held whole.
+                        let mut hand_on = |bytes: &[u8]| {
+                            spill(bytes);
+                            Ok(())
+                        };
+                        let mut out = Out::new(&mut o.out, SPILL_BYTES, &mut hand_on);
+                        // Handing on cannot fail here (`spill` ends the
+                        // process on a write error).
+                        let _ = json_out::write_streamed(&mut out, &v, None);
                         o.out.push(b'\n');
                         o.outputs += 1;
                     }
@@ -260,6 +282,8 @@ impl Job<'_> {
                 )));
             }
             Some(Problem::Broken(message)) => return Err(Failure::Input(message.clone())),
+            // Handled by `process`.
+            Some(Problem::Unended) => return Err(Failure::Input(String::new())),
         }
         let record = match text.and_then(|t| t.get(r.start..r.end)) {
             Some(record) => record,
@@ -292,19 +316,20 @@ impl Job<'_> {
         }
     }
 
-    fn json_failure(&self, e: &serde_json::Error) -> Failure {
-        let (message, column) = json_in::describe(e);
-        Failure::Input(match e.classify() {
-            // Our own errors (strict numbers) and type errors: the message says it all.
-            serde_json::error::Category::Data => message,
-            _ if self.format == InputFormat::Ndjson => {
-                format!("invalid JSON: {message} at column {column}")
-            }
+    fn json_failure(&self, e: &JsonError) -> Failure {
+        let message = e.message();
+        Failure::Input(if e.is_data() {
+            // Our own errors (strict numbers, depth): the message says it all.
+            message.to_string()
+        } else if self.format == InputFormat::Ndjson {
+            format!("invalid JSON: {message} at column {}", e.column())
+        } else if message == "trailing characters" {
             // One document, then more: records one per line, most likely.
-            _ if message == "trailing characters" => format!(
+            format!(
                 "invalid JSON: {message} (one JSON value per line is NDJSON: leave out --input json)"
-            ),
-            _ => format!("invalid JSON: {message}"),
+            )
+        } else {
+            format!("invalid JSON: {message}")
         })
     }
 }
@@ -350,6 +375,8 @@ struct Writer<'a> {
     shown: usize,
     noted: bool,
     progress: Option<indicatif::ProgressBar>,
+    started: Instant,
+    quiet: bool,
 }
 
 impl Writer<'_> {
@@ -380,12 +407,17 @@ impl Writer<'_> {
                 p.finish_and_clear();
             }
             let code = match fatal.failure {
-                Failure::Input(_) => 2,
+                Failure::Input(_) | Failure::Unended(_) => 2,
                 Failure::Eval(_) => 1,
             };
+            let mut message = self.describe("error", fatal);
+            if matches!(fatal.failure, Failure::Unended(_)) {
+                // The records before it were all dealt with: count them.
+                message.push_str(&self.summary());
+            }
             return Err(Exit {
                 code,
-                message: Some(self.describe("error", fatal)),
+                message: Some(message),
             });
         }
         Ok(o.out)
@@ -403,7 +435,9 @@ impl Writer<'_> {
     /// `LEVEL: SOURCE:LINE: MESSAGE`, and for expression errors the caret block.
     fn describe(&self, level: &str, l: &Located) -> String {
         match &l.failure {
-            Failure::Input(message) => format!("{level}: {}:{}: {message}\n", l.source, l.line),
+            Failure::Input(message) | Failure::Unended(message) => {
+                format!("{level}: {}:{}: {message}\n", l.source, l.line)
+            }
             Failure::Eval(e) => {
                 let rendered = render_error(e, self.expr);
                 let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
@@ -424,22 +458,30 @@ impl Writer<'_> {
         }
     }
 
-    fn finish(mut self, started: Instant, quiet: bool) -> Result<(), Exit> {
+    /// The summary line (empty with `-q`).
+    fn summary(&self) -> String {
+        if self.quiet {
+            return String::new();
+        }
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        format!(
+            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
+            plural(self.records, "record", "records"),
+            self.outputs,
+            plural(self.errors, "error", "errors"),
+            self.started.elapsed().as_secs_f64(),
+            plural(self.big_ints, "integer", "integers"),
+        )
+    }
+
+    fn finish(mut self) -> Result<(), Exit> {
         self.out.flush().map_err(Exit::from_stdout)?;
         if let Some(p) = &self.progress {
             p.finish_and_clear();
         }
-        if !quiet {
-            let plural =
-                |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-            let summary = format!(
-                "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
-                plural(self.records, "record", "records"),
-                self.outputs,
-                plural(self.errors, "error", "errors"),
-                started.elapsed().as_secs_f64(),
-                plural(self.big_ints, "integer", "integers"),
-            );
+        let summary = self.summary();
+        if !summary.is_empty() {
             self.eprint(&summary);
         }
         Ok(())
@@ -486,6 +528,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         strict: args.strict_numbers,
         format: args.input,
         max_record: args.max_record_bytes,
+        max_depth: args.limits.value_depth(),
         spare_out: Mutex::default(),
     };
     let mut writer = Writer {
@@ -498,6 +541,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         shown: 0,
         noted: false,
         progress: progress_bar(args.quiet),
+        started,
+        quiet: args.quiet,
     };
     let result = if jobs <= 1 {
         run_inline(&job, inputs, &mut writer)
@@ -510,12 +555,12 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         }
         return Err(exit);
     }
-    writer.finish(started, args.quiet)
+    writer.finish()
 }
 
 fn new_worker(job: &Job<'_>) -> Worker {
     Worker {
-        conv: Conv::new(job.strict),
+        conv: Conv::new(job.strict, job.max_depth),
         fields: Vec::new(),
     }
 }
