@@ -92,18 +92,8 @@ pub fn constant(name: &str) -> Option<f64> {
     }
 }
 
-/// The number argument of `name`, or `Type error: NAME expects a number, got T`.
-pub(crate) fn expect_number(name: &str, v: &Value) -> Result<f64, Error> {
-    v.as_number().ok_or_else(|| {
-        Error::type_error(format_args!(
-            "{name} expects a number, got {}",
-            v.type_name()
-        ))
-    })
-}
-
-/// The number argument of `name` other than `min`/`max`, or `Type error:
-/// NAME expects number, got T` (the reference runtimes' words, then the
+/// The number argument of built-in `name`, or `Type error: NAME expects
+/// number, got T` (the reference runtimes' words, then the
 /// type).
 pub(crate) fn number_arg(name: &str, v: &Value) -> Result<f64, Error> {
     v.as_number().ok_or_else(|| {
