@@ -352,7 +352,10 @@ pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Valu
 /// `a == b` for byte strings, inline for the short ones object keys and
 /// compared words usually are (a call to `memcmp` costs more than the
 /// comparison): up to 16 bytes as two overlapping word comparisons.
-#[inline(always)]
+/// Always inlined in release builds only: in debug builds the dispatch
+/// loop's frame must stay within the native-call ceiling's calibration.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
 pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     fn words<const W: usize>(a: &[u8], b: &[u8]) -> Option<bool> {
         Some(
