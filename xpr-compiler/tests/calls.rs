@@ -161,7 +161,7 @@ fn a_function_in_the_context_is_called() {
     // No longer unknown when the context supplies it.
     let program = compile("double(n)").unwrap();
     assert_eq!(program.unknown_functions().len(), 1);
-    // Shadowing a built-in and a pipe target's method.
+    // A function hides a built-in and a pipe target's method.
     let ctx = context(vec![("max", double.clone()), ("upper", double)]);
     assert_eq!(run_in("max(4, 1)", &ctx).unwrap(), Value::Number(8.0));
     assert_eq!(run_in("max(...[4, 1])", &ctx).unwrap(), Value::Number(8.0));
