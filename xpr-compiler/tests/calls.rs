@@ -229,7 +229,10 @@ fn a_closure_from_another_program_resolves_calls_in_the_run_context() {
     // A value that is no function does not hide the built-in; a function does.
     let ctx = context(vec![("clamp", clamp.clone()), ("max", Value::Null)]);
     assert_eq!(run_in("clamp(1)", &ctx).unwrap(), Value::Number(1.0));
-    let ctx = context(vec![("clamp", clamp), ("max", value_of("(a, b) => a * 10"))]);
+    let ctx = context(vec![
+        ("clamp", clamp),
+        ("max", value_of("(a, b) => a * 10")),
+    ]);
     assert_eq!(run_in("clamp(1)", &ctx).unwrap(), Value::Number(10.0));
 }
 
@@ -287,6 +290,24 @@ fn a_missing_name_is_asked_once_per_run() {
     let mut vm = Vm::new();
     for _ in 0..3 {
         vm.run(&program, &Counting(&asked), &opts()).unwrap();
+    }
+    assert_eq!(asked.get(), 3, "once per run, not once per call");
+    // A value that is no function is asked for once per run too, and the
+    // built-in is called.
+    struct Field<'a>(&'a Cell<u32>);
+    impl xpr_vm::Context for Field<'_> {
+        fn get(&self, name: &str) -> Option<Value> {
+            (name == "max").then(|| {
+                self.0.set(self.0.get() + 1);
+                Value::Number(1000.0)
+            })
+        }
+    }
+    let asked = Cell::new(0);
+    let program = compile("range(100).map(x => max(x, 50)).sum()").unwrap();
+    for _ in 0..3 {
+        let v = vm.run(&program, &Field(&asked), &opts()).unwrap();
+        assert_eq!(v, Value::Number(6225.0));
     }
     assert_eq!(asked.get(), 3, "once per run, not once per call");
 }

@@ -177,7 +177,10 @@ impl Exec<'_> {
             return Err(internal("no call"));
         };
         let g = u16::try_from(c.global).map_err(|_| internal("global out of range"))?;
-        match (self.shadow(program, g, Hides::of(&c.otherwise))?, &c.otherwise) {
+        match (
+            self.shadow(program, g, Hides::of(&c.otherwise))?,
+            &c.otherwise,
+        ) {
             (Some(f @ (Value::Null | Value::Function(_))), _) => Ok(f),
             (Some(other), _) => Err(not_callable_name(global_name(program, g), &other)),
             (None, Otherwise::Function(f)) => Ok(f.clone()),
