@@ -110,7 +110,11 @@ fn a_record_field_named_like_a_called_function_leaves_the_call_alone() {
     // `type` in value position is the field.
     let input = b"{\"type\":\"click\",\"payload\":{\"x\":1}}\n{\"type\":\"key\",\"payload\":\"k\"}\n{\"payload\":null}\n";
     let o = run_with(
-        &["run", "type(payload) == \"object\" ? type : type(payload)", "-q"],
+        &[
+            "run",
+            "type(payload) == \"object\" ? type : type(payload)",
+            "-q",
+        ],
         input,
     );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
