@@ -1,13 +1,15 @@
 //! Calls: `f(...)`, `f?.(...)`, `o.m(...)`, any value called, and pipes.
 //!
 //! A name that is not a local is looked up in the context first when the
-//! call runs (the spec's resolution order: context always wins). The
-//! compiler picks what the name means otherwise: a built-in or host
-//! function, called by one instruction that also names the global to look
-//! up ([`Op::CallBuiltin`], [`Op::CallHost`]); for a pipe target, a method
-//! of the piped value; else nothing, and the call fails with `Unknown
-//! function 'f'` when reached ([`Op::CallGlobal`]), an evaluation error as
-//! the spec says. Such names are listed in the program's unknown functions.
+//! call runs. The compiler picks what the name means otherwise: a built-in
+//! or host function, called by one instruction that also names the global
+//! to look up ([`Op::CallBuiltin`], [`Op::CallHost`]); for a pipe target, a
+//! method of the piped value; else nothing, and the call fails with
+//! `Unknown function 'f'` when reached ([`Op::CallGlobal`]), an evaluation
+//! error as the spec says. Such names are listed in the program's unknown
+//! functions. Only a function in the context takes the place of a function
+//! or method of its name (a record's field `type` leaves `type(x)` alone);
+//! for a name that is no function, the context's value is what is called.
 
 use xpr_syntax::ast::{self, Element, Expr, ExprKind};
 use xpr_vm::program::{NamedCall, Otherwise, UnknownFunction};
@@ -84,7 +86,7 @@ impl Compiler<'_> {
     }
 
     /// The named call of global `global` (`name`) written as `kind`;
-    /// `otherwise` is what it means without a context variable of that
+    /// `otherwise` is what it means without a context function of that
     /// name. A name that means nothing is recorded among the program's
     /// unknown functions, with the error of its first call (`at`).
     fn named_call(
@@ -116,7 +118,7 @@ impl Compiler<'_> {
     }
 
     /// What a global name called as `f?.(...)` means without a context
-    /// variable of that name: its built-in or host function (the global's
+    /// function of that name: its built-in or host function (the global's
     /// value-position fallback), or nothing (`PI` is no function).
     fn optional_otherwise(&self, name: &str, global: u16) -> Otherwise {
         match self

@@ -6,17 +6,18 @@
 //!   local slots; arrow functions capture the values they use by value
 //!   (bindings are immutable, so this is exact);
 //! - names that are not locals are looked up in the context first, at run
-//!   time (context always wins, as the spec's resolution order says). In
-//!   value position `x` reads the context field `x`, else the constant
-//!   `PI`/`E`, else the built-in or host function `x` as a value, else fails
-//!   with `Unknown identifier 'x'` ([`xpr_vm::Op::LoadGlobal`] carries the
-//!   fallback). In call position `f(...)` calls a local function, else the
-//!   context's variable `f`, else the built-in, else the host function,
-//!   else fails when reached with `Unknown function 'f'` (an evaluation
-//!   error in the spec: a call in a branch never taken is no error). The
-//!   call instructions carry the function found at compile time, and the
-//!   VM asks the context once per run for a name it lacks
-//!   ([`xpr_vm::Op::CallBuiltin`]); [`xpr_vm::Program::unknown_functions`]
+//!   time (the spec's resolution order). In value position `x` reads the
+//!   context field `x`, else the constant `PI`/`E`, else the built-in or
+//!   host function `x` as a value, else fails with `Unknown identifier 'x'`
+//!   ([`xpr_vm::Op::LoadGlobal`] carries the fallback). In call position
+//!   `f(...)` calls a local function, else the context's function `f`,
+//!   else the built-in, else the host function (a context value that is no
+//!   function hides neither), else the context's value `f` (a type error
+//!   unless callable), else fails when reached with `Unknown function 'f'`
+//!   (an evaluation error in the spec: a call in a branch never taken is no
+//!   error). The call instructions carry the function found at compile
+//!   time, and the VM asks the context once per run for a name under which
+//!   it has no function ([`xpr_vm::Op::CallBuiltin`]); [`xpr_vm::Program::unknown_functions`]
 //!   lists the names that are no function, for tools to report before running;
 //! - `&&`, `||`, `??`, `?:` and `?.` become jumps; an optional chain jumps
 //!   to its end with null;

@@ -1,6 +1,8 @@
-//! Calls of global names: the context is consulted first (context always
-//! wins), and a name that is no function fails only when its call is
-//! reached (`Unknown function` is an evaluation error in the spec).
+//! Calls of global names: a function in the context is called first, a
+//! context value that is no function never hides a built-in, host function
+//! or method of its name, and a name that is no function fails only when
+//! its call is reached (`Unknown function` is an evaluation error in the
+//! spec).
 
 mod common;
 use std::sync::Arc;
@@ -95,36 +97,43 @@ fn a_call_consults_the_context_first() {
         json!({"none": 5}),
         "Cannot call non-function 'none': number is not callable",
     );
-    // A variable that shadows a built-in is what the name means, in value
-    // and in call position alike.
+    // A value that is no function never hides a function or method of its
+    // name (a record's field `max` or `type`): the function is called, as
+    // if the context lacked the name; in value position the name is the
+    // context's value.
     yields_in("max", json!({"max": 3}), json!(3));
-    let e = fails_in(
-        "max(1, 2)",
-        json!({"max": 3}),
-        "Cannot call non-function 'max': number is not callable (the context variable 'max' shadows the built-in function)",
+    yields_in("[max(1, 2), max]", json!({"max": 3}), json!([2, 3]));
+    yields_in("max(...[1, 2])", json!({"max": 3}), json!(2));
+    yields_in("[1] |> sum()", json!({"sum": "s"}), json!(1));
+    yields_in("1 |> max(...[5])", json!({"max": 3}), json!(5));
+    yields_in("\"a\" |> upper", json!({"upper": true}), json!("A"));
+    yields_in("\"a\" |> upper()", json!({"upper": 1}), json!("A"));
+    yields_in("max?.(1, 2)", json!({"max": 3}), json!(2));
+    yields_in("max?.(1, 2)", json!({"max": null}), json!(2));
+    yields_in("type(type)", json!({"type": "A"}), json!("string"));
+    yields_in(
+        "[1, 2].map(x => max(x, 2) + max)",
+        json!({"max": 10}),
+        json!([12, 12]),
     );
-    assert_eq!(e.position(), Some(0));
+    // The same name as a pipe target's method and as a plain call: the
+    // method is called, the plain call calls the value (and fails), in
+    // either order (the run remembers only "no function here").
     fails_in(
-        "max(...[1, 2])",
-        json!({"max": 3}),
-        "shadows the built-in function",
-    );
-    fails_in(
-        "[1] |> sum()",
-        json!({"sum": "s"}),
-        "Cannot call non-function 'sum': string is not callable",
-    );
-    fails_in(
-        "\"a\" |> upper",
+        "[\"a\" |> upper, upper(1)]",
         json!({"upper": true}),
-        "Cannot call non-function 'upper': boolean is not callable",
+        "Type error: Cannot call non-function 'upper': boolean is not callable",
     );
     fails_in(
-        "max?.(1, 2)",
-        json!({"max": 3}),
-        "Cannot call non-function 'max': number is not callable",
+        "[upper(1), \"a\" |> upper]",
+        json!({"upper": true}),
+        "Type error: Cannot call non-function 'upper': boolean is not callable",
     );
-    yields_in("max?.(1, 2)", json!({"max": null}), json!(null));
+    yields_in(
+        "[\"a\" |> upper, upper?.(1)]",
+        json!({"upper": null}),
+        json!(["A", null]),
+    );
     // Without such a variable, the built-in; a local always wins.
     yields_in("max(1, 2)", json!({"min": 3}), json!(2));
     yields_in("max?.(1, 2)", json!({}), json!(2));
@@ -152,12 +161,19 @@ fn a_function_in_the_context_is_called() {
     // No longer unknown when the context supplies it.
     let program = compile("double(n)").unwrap();
     assert_eq!(program.unknown_functions().len(), 1);
-    // Shadowing a built-in and a pipe target's method.
+    // A function hides a built-in and a pipe target's method.
     let ctx = context(vec![("max", double.clone()), ("upper", double)]);
     assert_eq!(run_in("max(4, 1)", &ctx).unwrap(), Value::Number(8.0));
     assert_eq!(run_in("max(...[4, 1])", &ctx).unwrap(), Value::Number(8.0));
     assert_eq!(run_in("4 |> max(1)", &ctx).unwrap(), Value::Number(8.0));
     assert_eq!(run_in("4 |> upper", &ctx).unwrap(), Value::Number(8.0));
+    assert_eq!(run_in("4 |> upper()", &ctx).unwrap(), Value::Number(8.0));
+    assert_eq!(run_in("max?.(4, 1)", &ctx).unwrap(), Value::Number(8.0));
+    // Repeated calls in one run (the run remembers only names without a function).
+    assert_eq!(
+        run_in("[1, 2].map(x => max(x, 0) + min(x, 0))", &ctx).unwrap(),
+        Value::from(vec![Value::Number(2.0), Value::Number(4.0)])
+    );
     // A built-in and a host function as context values.
     let abs = value_of("abs");
     let ctx = context(vec![("f", abs), ("h", host("h"))]);
@@ -166,6 +182,39 @@ fn a_function_in_the_context_is_called() {
         run_in("h(1)", &ctx).unwrap(),
         Value::from("host got Number(1.0)")
     );
+}
+
+/// `src` compiled with the host function `h` (which names its argument).
+fn compile_with_host(src: &str) -> xpr_vm::Program {
+    let ast = xpr_syntax::parse(src).expect("parses");
+    let Value::Function(f) = host("h") else {
+        unreachable!()
+    };
+    let Function::Host(h) = &*f else {
+        unreachable!()
+    };
+    let env = xpr_compiler::CompileEnv {
+        host_functions: vec![h.clone()],
+    };
+    xpr_compiler::compile(&ast, &env).expect("compiles")
+}
+
+#[test]
+fn a_host_function_is_hidden_only_by_a_function() {
+    let run = |src: &str, ctx: &Map| Vm::new().run(&compile_with_host(src), ctx, &opts());
+    let called = Value::from("host got Number(1.0)");
+    // A value that is no function, null included, leaves the host function.
+    for v in [Value::Number(3.0), Value::Null, Value::from("h")] {
+        let ctx = context(vec![("h", v)]);
+        for src in ["h(1)", "h(...[1])", "1 |> h()", "1 |> h(...[])", "h?.(1)"] {
+            assert_eq!(run(src, &ctx).unwrap(), called, "{src}");
+        }
+    }
+    // A function wins, in every form of call.
+    let ctx = context(vec![("h", value_of("x => x * 2"))]);
+    for src in ["h(1)", "h(...[1])", "1 |> h()", "1 |> h(...[])", "h?.(1)"] {
+        assert_eq!(run(src, &ctx).unwrap(), Value::Number(2.0), "{src}");
+    }
 }
 
 #[test]
@@ -177,13 +226,14 @@ fn a_closure_from_another_program_resolves_calls_in_the_run_context() {
         run_in("clamp(-5) + clamp(4)", &ctx).unwrap(),
         Value::Number(4.0)
     );
-    let ctx = context(vec![("clamp", clamp), ("max", Value::Null)]);
-    let e = run_in("clamp(1)", &ctx).unwrap_err();
-    assert!(
-        e.message()
-            .contains("Cannot call non-function 'max': null is not callable"),
-        "{e}"
-    );
+    // A value that is no function does not hide the built-in; a function does.
+    let ctx = context(vec![("clamp", clamp.clone()), ("max", Value::Null)]);
+    assert_eq!(run_in("clamp(1)", &ctx).unwrap(), Value::Number(1.0));
+    let ctx = context(vec![
+        ("clamp", clamp),
+        ("max", value_of("(a, b) => a * 10")),
+    ]);
+    assert_eq!(run_in("clamp(1)", &ctx).unwrap(), Value::Number(10.0));
 }
 
 #[test]
@@ -240,6 +290,24 @@ fn a_missing_name_is_asked_once_per_run() {
     let mut vm = Vm::new();
     for _ in 0..3 {
         vm.run(&program, &Counting(&asked), &opts()).unwrap();
+    }
+    assert_eq!(asked.get(), 3, "once per run, not once per call");
+    // A value that is no function is asked for once per run too, and the
+    // built-in is called.
+    struct Field<'a>(&'a Cell<u32>);
+    impl xpr_vm::Context for Field<'_> {
+        fn get(&self, name: &str) -> Option<Value> {
+            (name == "max").then(|| {
+                self.0.set(self.0.get() + 1);
+                Value::Number(1000.0)
+            })
+        }
+    }
+    let asked = Cell::new(0);
+    let program = compile("range(100).map(x => max(x, 50)).sum()").unwrap();
+    for _ in 0..3 {
+        let v = vm.run(&program, &Field(&asked), &opts()).unwrap();
+        assert_eq!(v, Value::Number(6225.0));
     }
     assert_eq!(asked.get(), 3, "once per run, not once per call");
 }

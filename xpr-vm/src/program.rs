@@ -138,8 +138,9 @@ pub enum Op {
     /// `f, (mark) a1 .. => f(a1, ..)`, consuming the last mark.
     CallValueMark,
     /// `a1 .. an => builtin(a1, .., an)`, unless the context has a
-    /// variable named `globals[global]` (the built-in's name): then that
-    /// value is called (context always wins).
+    /// function named `globals[global]` (the built-in's name): then that
+    /// function is called. A context value that is no function does not
+    /// hide the built-in.
     CallBuiltin {
         /// Built-in function id (`stdlib::function_id`).
         id: u16,
@@ -156,7 +157,7 @@ pub enum Op {
         /// Index into the globals.
         global: u16,
     },
-    /// `a1 .. an => host(a1, .., an)`, unless the context has a variable
+    /// `a1 .. an => host(a1, .., an)`, unless the context has a function
     /// named `globals[global]` (as [`Op::CallBuiltin`]).
     CallHost {
         /// Index into the program's host functions.
@@ -174,9 +175,11 @@ pub enum Op {
         global: u16,
     },
     /// `a1 .. an => name(a1, .., an)` for a name that is neither a local, a
-    /// built-in nor a host function (`calls[call]`): the context's variable
-    /// of that name is called; without one, a pipe target's method is
-    /// called on `a1`, else the error `Unknown function 'name'`.
+    /// built-in nor a host function (`calls[call]`): for a pipe target that
+    /// is a method, the context's function of that name, else the method
+    /// called on `a1`; for any other name, the context's value of that name
+    /// (a type error when it is no function), else the error `Unknown
+    /// function 'name'`.
     CallGlobal {
         /// Index into the program's named calls.
         call: u16,
@@ -186,9 +189,10 @@ pub enum Op {
     /// `(mark) a1 .. => name(a1, ..)`, consuming the last mark.
     CallGlobalMark(u16),
     /// `=> f`: the callee of an optional call `name?.(...)` (`calls[i]`):
-    /// the context's variable, else the built-in or host function of that
-    /// name, else the error `Unknown function 'name'`; a value that is
-    /// neither null nor a function is a type error.
+    /// for a built-in or host function's name, the context's function of
+    /// that name, else that function; for any other name, the context's
+    /// value (a type error when it is neither null nor a function), else
+    /// the error `Unknown function 'name'`.
     LoadCallee(u16),
     /// `recv, a1 .. an => recv.m(a1, .., an)`: an own function-valued field
     /// `m` of an object receiver, else the built-in method of the receiver's
@@ -304,11 +308,14 @@ pub struct Global {
 pub struct NamedCall {
     /// Index into the globals: the name, looked up in the context first.
     pub global: u32,
-    /// What the name means when the context has no such variable.
+    /// What the name means when the context has no function of that name
+    /// (for [`Otherwise::Unknown`]: no value at all).
     pub otherwise: Otherwise,
 }
 
-/// The meaning of a called name the context does not have.
+/// The meaning of a called name the context has no function for: a
+/// function or method is called whatever value the context holds under
+/// that name; for `Unknown`, the context's value is called when it has one.
 #[derive(Debug, Clone)]
 pub enum Otherwise {
     /// The built-in or host function of that name, as a value.
@@ -539,7 +546,8 @@ impl Program {
 
     /// The context fields the program may read as values (its free
     /// variables), in order of first use. A name it calls is looked up in
-    /// the context too (a variable of that name wins over the function):
+    /// the context too (a function of that name wins over the built-in;
+    /// any value is called for a name that is no function):
     /// [`Program::context_names`] lists both.
     pub fn free_variables(&self) -> &[Key] {
         &self.inner.free
@@ -547,8 +555,9 @@ impl Program {
 
     /// Every name the program may look up in the context, in order of
     /// first use: its free variables and the global names it calls
-    /// (`max` in `max(a, b)`, since a context variable `max` would be
-    /// called instead of the built-in).
+    /// (`max` in `max(a, b)`, since a function `max` in the context would
+    /// be called instead of the built-in, and `score` in `score(1)`, whose
+    /// context value is called whatever it is).
     pub fn context_names(&self) -> &[Key] {
         &self.inner.names
     }

@@ -356,9 +356,11 @@ impl Program {
 
     /// Every name the program may look up in the context: its free
     /// variables and the global names it calls. A call looks its name up
-    /// in the context first (context always wins: with a field `max`,
-    /// `max(a, b)` calls that field's value), so a host that hands over
-    /// only some fields of a record should hand over these.
+    /// in the context first (a function value named `max` is called by
+    /// `max(a, b)` instead of the built-in; a value that is no function
+    /// never hides a function, but is what a call of a name that is no
+    /// function calls), so a host that hands over only some fields of a
+    /// record should hand over these.
     pub fn context_names(&self) -> &[Key] {
         self.program.context_names()
     }

@@ -1,30 +1,30 @@
-//! Calls of global names: the context is asked first (the spec's
-//! resolution order: context always wins), then the function the compiler
-//! found, else `Unknown function` (an evaluation error, raised only when the
-//! call is reached).
+//! Calls of global names: the context is asked first, then the function
+//! the compiler found, else `Unknown function` (an evaluation error, raised
+//! only when the call is reached).
+//!
+//! A context value hides a built-in or host function (or, for a pipe
+//! target, the method) of its name only when it is itself a function: a
+//! record's field `type`, `count` or `max` never turns `type(x)` into an
+//! error. A name that is no function at all is the context's value, called
+//! (and an error when it is not callable).
 //!
 //! A call of a built-in or host function (`Op::CallBuiltin`, `Op::CallHost`)
-//! asks the context by the name's precomputed hash; the names it lacks (the
-//! usual case) are remembered in the VM's per-run bitset `absent`, so later
-//! calls in the same run cost a bit test.
+//! asks the context by the name's precomputed hash; the names under which
+//! it has no function (the usual case) are remembered in the VM's per-run
+//! bitset `absent`, so later calls in the same run cost a bit test.
 
 use super::{Exec, Flow, internal};
 use crate::context::Field;
 use crate::error::{Error, ErrorKind};
-use crate::function::Function;
 use crate::program::{Otherwise, Program};
 use crate::value::Value;
 
-/// Calling the context's variable `name`, which is no function. `shadows`
-/// names the kind of function of that name the variable hides, if any.
+/// Calling the context's variable `name`, which is no function (and no
+/// function or method of that name exists).
 #[cold]
-fn not_callable_name(name: &str, v: &Value, shadows: Option<&str>) -> Error {
-    let hint = match shadows {
-        Some(kind) => format!(" (the context variable '{name}' shadows the {kind} function)"),
-        None => String::new(),
-    };
+fn not_callable_name(name: &str, v: &Value) -> Error {
     Error::type_error(format_args!(
-        "Cannot call non-function '{name}': {} is not callable{hint}",
+        "Cannot call non-function '{name}': {} is not callable",
         v.type_name()
     ))
 }
@@ -34,22 +34,52 @@ fn unknown_function(message: &str) -> Error {
     Error::new(ErrorKind::Reference, message)
 }
 
+/// Which context values a call of a global name takes instead of what the
+/// name means otherwise.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hides {
+    /// Only a function: the name is a built-in or host function, or a pipe
+    /// target's method, called when the context's value is no function.
+    Function,
+    /// Any value: the name means nothing else (`Otherwise::Unknown`), so
+    /// the context's value is called, or is the error.
+    AnyValue,
+}
+
+impl Hides {
+    /// What the context's value may hide for a call that otherwise means `otherwise`.
+    fn of(otherwise: &Otherwise) -> Hides {
+        match otherwise {
+            Otherwise::Unknown(_) => Hides::AnyValue,
+            Otherwise::Function(_) | Otherwise::Method(_) => Hides::Function,
+        }
+    }
+}
+
 impl Exec<'_> {
-    /// The context's variable named as global `g`, which the program calls:
-    /// `None` when the context has none (the usual case, and then the
-    /// function of that name is called). A name found missing is
+    /// The context's variable named as global `g`, which the program calls,
+    /// when it takes the place of what the name means otherwise (`hides`):
+    /// `None` when the context has no such value (the usual case, and then
+    /// the function, method or `Unknown function` error of that name
+    /// follows). A name under which the context has no function is
     /// remembered for the rest of the run (main program only), so a call
-    /// in a loop asks the context once.
+    /// of a built-in in a loop asks the context once.
     #[inline]
-    pub(super) fn shadow(&mut self, program: &Program, g: u16) -> Result<Option<Value>, Error> {
+    pub(super) fn shadow(
+        &mut self,
+        program: &Program,
+        g: u16,
+        hides: Hides,
+    ) -> Result<Option<Value>, Error> {
         let main = program.ptr_eq(self.main);
         if main
+            && hides == Hides::Function
             && let Some(word) = self.vm.absent.get(usize::from(g) / 64)
             && word & (1 << (g % 64)) != 0
         {
             return Ok(None);
         }
-        self.lookup_callee(program, g, main)
+        self.lookup_callee(program, g, main, hides)
     }
 
     /// [`Exec::shadow`] when the answer is not remembered: one context
@@ -60,6 +90,7 @@ impl Exec<'_> {
         program: &Program,
         g: u16,
         main: bool,
+        hides: Hides,
     ) -> Result<Option<Value>, Error> {
         let g = usize::from(g);
         let (Some(global), Some(&hash)) = (
@@ -68,55 +99,58 @@ impl Exec<'_> {
         ) else {
             return Err(internal("no global"));
         };
-        if main && let Some(Some(v)) = self.vm.globals.get(g) {
-            return Ok(Some(v.clone()));
-        }
-        Ok(match self.ctx.lookup(&global.name, hash) {
-            Some(Field::Borrowed(v)) => Some(v.clone()),
-            Some(Field::Owned(v)) => Some(v),
-            Some(Field::Str(s)) => Some(Value::from(s)),
-            None => {
-                if main {
-                    let absent = &mut self.vm.absent;
-                    let n = program.parts().globals.len().div_ceil(64);
-                    if absent.len() < n {
-                        absent.resize(n, 0);
-                    }
-                    if let Some(word) = absent.get_mut(g / 64) {
-                        *word |= 1 << (g % 64);
-                    }
-                }
-                None
+        let found = if main && let Some(Some(v)) = self.vm.globals.get(g) {
+            Some(v.clone())
+        } else {
+            match self.ctx.lookup(&global.name, hash) {
+                Some(Field::Borrowed(v)) => Some(v.clone()),
+                Some(Field::Owned(v)) => Some(v),
+                Some(Field::Str(s)) => Some(Value::from(s)),
+                None => None,
             }
+        };
+        if let Some(v @ Value::Function(_)) = found {
+            return Ok(Some(v));
+        }
+        // No function under this name in this run's context: remembered
+        // (the context cannot change during a run).
+        if main {
+            let absent = &mut self.vm.absent;
+            let n = program.parts().globals.len().div_ceil(64);
+            if absent.len() < n {
+                absent.resize(n, 0);
+            }
+            if let Some(word) = absent.get_mut(g / 64) {
+                *word |= 1 << (g % 64);
+            }
+        }
+        Ok(match hides {
+            Hides::AnyValue => found,
+            Hides::Function => None,
         })
     }
 
     /// Calls `f`, the context's variable named as global `g`, with the
-    /// arguments from stack position `pos` up (a name the program calls:
-    /// the context wins over the `shadows` function of that name).
+    /// arguments from stack position `pos` up (a name the program calls,
+    /// found in the context by [`Exec::shadow`]).
     pub(super) fn call_shadowing(
         &mut self,
         program: &Program,
         g: u16,
         f: Value,
         pos: usize,
-        shadows: Option<&str>,
     ) -> Result<Flow, Error> {
         if !matches!(f, Value::Function(_)) {
-            let name = program
-                .parts()
-                .globals
-                .get(usize::from(g))
-                .map_or("?", |g| &*g.name);
-            return Err(not_callable_name(name, &f, shadows));
+            return Err(not_callable_name(global_name(program, g), &f));
         }
         let pos = pos.min(self.vm.stack.len());
         self.vm.stack.insert(pos, f);
         self.call_at(pos)
     }
 
-    /// [`Op::CallGlobal`]: the context's variable, else a pipe target's
-    /// method, else `Unknown function`.
+    /// [`Op::CallGlobal`]: the context's variable (a function, for a pipe
+    /// target that is a method), else a pipe target's method, else
+    /// `Unknown function`.
     pub(super) fn call_global(
         &mut self,
         program: &Program,
@@ -127,8 +161,8 @@ impl Exec<'_> {
             return Err(internal("no call"));
         };
         let g = u16::try_from(c.global).map_err(|_| internal("global out of range"))?;
-        if let Some(f) = self.shadow(program, g)? {
-            return self.call_shadowing(program, g, f, pos, None);
+        if let Some(f) = self.shadow(program, g, Hides::of(&c.otherwise))? {
+            return self.call_shadowing(program, g, f, pos);
         }
         match &c.otherwise {
             Otherwise::Method(m) => self.call_method(program, *m, pos),
@@ -143,26 +177,24 @@ impl Exec<'_> {
             return Err(internal("no call"));
         };
         let g = u16::try_from(c.global).map_err(|_| internal("global out of range"))?;
-        match (self.shadow(program, g)?, &c.otherwise) {
+        match (
+            self.shadow(program, g, Hides::of(&c.otherwise))?,
+            &c.otherwise,
+        ) {
             (Some(f @ (Value::Null | Value::Function(_))), _) => Ok(f),
-            (Some(other), otherwise) => {
-                let name = program
-                    .parts()
-                    .globals
-                    .get(usize::from(g))
-                    .map_or("?", |g| &*g.name);
-                let shadows = match otherwise {
-                    Otherwise::Function(Value::Function(f)) => match **f {
-                        Function::Host(_) => Some("host"),
-                        _ => Some("built-in"),
-                    },
-                    _ => None,
-                };
-                Err(not_callable_name(name, &other, shadows))
-            }
+            (Some(other), _) => Err(not_callable_name(global_name(program, g), &other)),
             (None, Otherwise::Function(f)) => Ok(f.clone()),
             (None, Otherwise::Unknown(message)) => Err(unknown_function(message)),
             (None, Otherwise::Method(_)) => Err(internal("an optional call has no method")),
         }
     }
+}
+
+/// The name of global `g`, for an error message.
+fn global_name(program: &Program, g: u16) -> &str {
+    program
+        .parts()
+        .globals
+        .get(usize::from(g))
+        .map_or("?", |g| &g.name)
 }

@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use smallvec::SmallVec;
 
+use self::calls::Hides;
 use crate::context::{Context, Field};
 use crate::error::{Error, ErrorKind, Span};
 use crate::function::{Closure, Function, HostFunction, Meter};
@@ -127,9 +128,9 @@ pub struct Vm {
     /// often the expression names it (a `serde_json` context converts the
     /// field on every read).
     globals: Vec<Option<Value>>,
-    /// The names the main program calls that the context was found not to
-    /// have in this run, one bit per global: a call of a built-in asks the
-    /// context once per name and run, not once per call.
+    /// The names the main program calls under which the context was found
+    /// to have no function in this run, one bit per global: a call of a
+    /// built-in asks the context once per name and run, not once per call.
     absent: Vec<u64>,
     /// A built context value not kept in `globals` (read by a closure from
     /// another program), parked until the instruction reading it is done.
@@ -1192,10 +1193,10 @@ impl<'a> Exec<'a> {
                         }
                     }
                     Op::CallBuiltin { id, argc, global } => {
-                        if let Some(f) = tri!(self.shadow(program, global)) {
+                        if let Some(f) = tri!(self.shadow(program, global, Hides::Function)) {
                             save_ip!();
                             let pos = self.vm.stack.len().saturating_sub(argc as usize);
-                            let r = self.call_shadowing(program, global, f, pos, Some("built-in"));
+                            let r = self.call_shadowing(program, global, f, pos);
                             if let Flow::Entered = tri!(r) {
                                 continue 'outer;
                             }
@@ -1207,9 +1208,9 @@ impl<'a> Exec<'a> {
                     }
                     Op::CallBuiltinMark { id, global } => {
                         let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
-                        if let Some(f) = tri!(self.shadow(program, global)) {
+                        if let Some(f) = tri!(self.shadow(program, global, Hides::Function)) {
                             save_ip!();
-                            let r = self.call_shadowing(program, global, f, mark, Some("built-in"));
+                            let r = self.call_shadowing(program, global, f, mark);
                             if let Flow::Entered = tri!(r) {
                                 continue 'outer;
                             }
@@ -1224,10 +1225,10 @@ impl<'a> Exec<'a> {
                         argc,
                         global,
                     } => {
-                        if let Some(f) = tri!(self.shadow(program, global)) {
+                        if let Some(f) = tri!(self.shadow(program, global, Hides::Function)) {
                             save_ip!();
                             let pos = self.vm.stack.len().saturating_sub(argc as usize);
-                            let r = self.call_shadowing(program, global, f, pos, Some("host"));
+                            let r = self.call_shadowing(program, global, f, pos);
                             if let Flow::Entered = tri!(r) {
                                 continue 'outer;
                             }
@@ -1242,9 +1243,9 @@ impl<'a> Exec<'a> {
                     }
                     Op::CallHostMark { index, global } => {
                         let mark = self.vm.marks.pop().unwrap_or(self.vm.stack.len());
-                        if let Some(f) = tri!(self.shadow(program, global)) {
+                        if let Some(f) = tri!(self.shadow(program, global, Hides::Function)) {
                             save_ip!();
-                            let r = self.call_shadowing(program, global, f, mark, Some("host"));
+                            let r = self.call_shadowing(program, global, f, mark);
                             if let Flow::Entered = tri!(r) {
                                 continue 'outer;
                             }

@@ -15,9 +15,8 @@ use super::json_in::{self, Conv, JsonError};
 use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
-/// A free variable that is not a known field, a method name that no type
-/// has but is close to one that does, or a field that shadows a function
-/// the expression calls.
+/// A free variable that is not a known field, or a method name that no
+/// type has but is close to one that does.
 struct Unknown {
     kind: UnknownKind,
     name: String,
@@ -28,7 +27,6 @@ struct Unknown {
 enum UnknownKind {
     Field,
     Method,
-    Shadow,
 }
 
 /// Runs `xpr check`.
@@ -87,18 +85,6 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             .collect(),
         None => Vec::new(),
     };
-    // Context always wins: a field named like a called function is called
-    // instead of it, and is no function in a JSON record.
-    let shadows = known
-        .iter()
-        .flatten()
-        .filter(|f| functions.contains(&f.as_str()))
-        .map(|f| Unknown {
-            kind: UnknownKind::Shadow,
-            name: f.clone(),
-            suggestion: None,
-        });
-    let unknown: Vec<Unknown> = unknown.into_iter().chain(shadows).collect();
     // A method name no type has is only right for an object's own function
     // field (`o.double(4)`): warned about only when it is near a built-in
     // method, as a typo (`items.filtr(...)`).
@@ -130,7 +116,6 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             out.extend_from_slice(match u.kind {
                 UnknownKind::Field => b"{\"kind\":\"unknown_field\",\"name\":",
                 UnknownKind::Method => b"{\"kind\":\"unknown_method\",\"name\":",
-                UnknownKind::Shadow => b"{\"kind\":\"shadowed_function\",\"name\":",
             });
             write_str(&mut out, &u.name);
             out.extend_from_slice(b",\"message\":");
@@ -174,12 +159,6 @@ fn warning_text(u: &Unknown) -> String {
     let what = match u.kind {
         UnknownKind::Field => "a field of the records",
         UnknownKind::Method => "a built-in method",
-        UnknownKind::Shadow => {
-            return format!(
-                "the field '{0}' shadows the function '{0}': the context wins, so {0}(...) calls the field's value and fails",
-                u.name
-            );
-        }
     };
     match &u.suggestion {
         Some(s) => format!("'{}' is not {what} (did you mean '{s}'?)", u.name),

@@ -519,7 +519,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         usize::from,
     );
     let job = Job {
-        // A called name too: a field of that name is what the call calls.
+        // A called name too: a field of that name is what a call of a name
+        // that is no function calls (`none?.(1)` is null for a null field).
         wanted: Wanted::new(program.context_names()),
         program,
         as_name: args.as_name.as_deref(),
