@@ -214,10 +214,13 @@ fn limits_flags_apply_on_every_subcommand() {
     ]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).to_lowercase().contains("fuel"), "{}", stderr(&o));
+    // (Without time limits either: its time must not decide the outcome.)
     let o = run(&[
         "eval",
         "range(0, 5000).map(x => x * 2).length",
         "--fuel",
+        "none",
+        "--timeout-ms",
         "none",
     ]);
     assert_eq!(stdout(&o), "5000\n");
