@@ -6,7 +6,7 @@
 //!
 //! - every instruction costs one fuel unit, taken from a countdown that is
 //!   refilled every 1,024 instructions; the refill is where the time limits
-//!   ([`timer`]) and the cancellation flag are checked (and around every
+//!   (`timer.rs`) and the cancellation flag are checked (and around every
 //!   host call);
 //! - arrow functions run in frames on the same value stack (locals are
 //!   slots above the callee), so closure-to-closure recursion uses no host
