@@ -13,6 +13,7 @@ pub fn small_engine() -> &'static xpr::Engine {
             fuel: Some(200_000),
             memory: Some(4 << 20),
             timeout: None,
+            wall_timeout: None,
             max_length: Some(20_000),
             ..xpr::Limits::default()
         };

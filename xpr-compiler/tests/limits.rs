@@ -1,11 +1,15 @@
-//! Budgets enforced by the VM: fuel, memory, call and value depth, timeout,
-//! cancellation; the deep-recursion cases run on a 2 MiB thread.
+//! Budgets enforced by the VM: fuel, memory, call and value depth, the CPU
+//! timeout and the wall-clock ceiling, cancellation; the deep-recursion cases run on a 2 MiB thread.
 
 mod common;
 use common::*;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use xpr_vm::{Arity, CancelHandle, ErrorKind, HostFunction, Limits, RunOptions, Value, Vm};
+use xpr_vm::{
+    Arity, CancelHandle, ErrorKind, HostFunction, Limits, RunOptions, Stopwatch, SystemStopwatch,
+    Value, Vm,
+};
 
 fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
@@ -128,6 +132,7 @@ fn memory_is_charged_logically_before_building() {
     assert!(vm.peak_memory() >= 3 * 16, "{}", vm.peak_memory());
 }
 
+/// `sleep(ms)`: blocks the thread, using no CPU time.
 fn sleeper() -> Arc<HostFunction> {
     Arc::new(HostFunction {
         name: "sleep".into(),
@@ -141,37 +146,165 @@ fn sleeper() -> Arc<HostFunction> {
     })
 }
 
-fn compile_with_host(src: &str) -> xpr_vm::Program {
+/// `burn(ms)`: keeps the thread busy until its CPU clock has advanced `ms`
+/// milliseconds, however long that takes on the wall clock.
+fn burner() -> Arc<HostFunction> {
+    Arc::new(HostFunction {
+        name: "burn".into(),
+        arity: Arity::Exact(1),
+        fuel_per_call: 1,
+        callback: Arc::new(|_, args: &[Value]| {
+            let ms = args.first().and_then(Value::as_number).unwrap_or(0.0);
+            let want = Duration::from_millis(ms as u64);
+            let clock = SystemStopwatch;
+            let start = clock.thread_cpu().expect("a thread CPU clock");
+            let mut spins = 0u64;
+            while clock.thread_cpu().unwrap_or_default() - start < want {
+                spins = std::hint::black_box(spins.wrapping_add(1));
+            }
+            Ok(Value::Number(spins as f64))
+        }),
+    })
+}
+
+fn compile_with(src: &str, host_functions: Vec<Arc<HostFunction>>) -> xpr_vm::Program {
     let ast = xpr_syntax::parse(src).unwrap();
-    let env = xpr_compiler::CompileEnv {
-        host_functions: vec![sleeper()],
-    };
+    let env = xpr_compiler::CompileEnv { host_functions };
     xpr_compiler::compile(&ast, &env).unwrap()
 }
 
-#[test]
-fn timeout_is_checked_after_a_blocking_host_call() {
-    // The first check starts the clock; a host call that blocks past the
-    // deadline is caught when it returns.
-    let program = compile_with_host("[sleep(0), sleep(30), sleep(0)]");
+fn compile_with_host(src: &str) -> xpr_vm::Program {
+    compile_with(src, vec![sleeper(), burner()])
+}
+
+/// Options with these time limits (in ms) and no others.
+fn timed(cpu: Option<u64>, wall: Option<u64>) -> RunOptions {
     let mut o = opts();
-    o.limits.timeout = Some(Duration::from_millis(5));
-    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    o.limits.fuel = None;
+    o.limits.timeout = cpu.map(Duration::from_millis);
+    o.limits.wall_timeout = wall.map(Duration::from_millis);
+    o
+}
+
+#[test]
+fn the_timeout_counts_cpu_time_not_time_blocked() {
+    // A host function using CPU is charged to the timeout: the first check
+    // starts the clocks; the call using the budget up is caught when it
+    // returns.
+    let program = compile_with_host("[burn(0), burn(30), burn(0)]");
+    let e = Vm::new()
+        .run(&program, &(), &timed(Some(5), None))
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
-    assert_eq!(e.to_string(), "Expression timeout exceeded at position 11");
+    assert_eq!(e.to_string(), "Expression timeout exceeded at position 10");
+    // Sleeping uses no CPU time: the same budget is far from spent.
+    let program = compile_with_host("[sleep(30), sleep(30)].length");
+    let v = Vm::new().run(&program, &(), &timed(Some(5), None)).unwrap();
+    assert_eq!(v, Value::Number(2.0));
+}
+
+#[test]
+fn the_wall_clock_ceiling_stops_a_blocking_host_call() {
+    let program = compile_with_host("[sleep(0), sleep(30), sleep(0)]");
+    let e = Vm::new()
+        .run(&program, &(), &timed(Some(100), Some(5)))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    assert_eq!(
+        e.to_string(),
+        "Expression timeout exceeded: wall-clock ceiling of 5 ms at position 11"
+    );
     // A single blocking call is caught too.
     let program = compile_with_host("sleep(30)");
-    let e = Vm::new().run(&program, &(), &o).unwrap_err();
+    let e = Vm::new()
+        .run(&program, &(), &timed(None, Some(5)))
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
+}
+
+/// The system's clocks, counting readings; the wall clock stands still, so
+/// the CPU clock is never due after the start.
+#[derive(Debug, Default)]
+struct Counting {
+    wall: AtomicU64,
+    cpu: AtomicU64,
+}
+
+impl Stopwatch for Counting {
+    fn wall(&self) -> Option<Duration> {
+        self.wall.fetch_add(1, Ordering::Relaxed);
+        Some(Duration::ZERO)
+    }
+    fn thread_cpu(&self) -> Option<Duration> {
+        self.cpu.fetch_add(1, Ordering::Relaxed);
+        SystemStopwatch.thread_cpu()
+    }
+}
+
+#[test]
+fn short_runs_read_no_clock() {
+    let reads = |src: &str, limits: Limits| {
+        let clock = Arc::new(Counting::default());
+        let mut o = opts();
+        o.limits = limits;
+        o.stopwatch = Some(clock.clone());
+        let program = compile_with_host(src);
+        let mut vm = Vm::new();
+        vm.run(&program, &(), &o).expect("runs");
+        let fuel = vm.fuel_used();
+        (
+            clock.wall.load(Ordering::Relaxed),
+            clock.cpu.load(Ordering::Relaxed),
+            fuel,
+        )
+    };
+    // Under 16,384 fuel units and no host call: no reading at all.
+    let (wall, cpu, fuel) = reads("range(1000).map(x => x * 2).length", Limits::default());
+    assert!((1024..16_384).contains(&fuel), "{fuel}");
+    assert_eq!((wall, cpu), (0, 0));
+    // Past it: the wall clock at each refill (at most one per 1,024 fuel
+    // units), the CPU clock once, at the start.
+    let (wall, cpu, fuel) = reads("range(20000).map(x => x * 2).length", Limits::default());
+    assert!(fuel > 40_000, "{fuel}");
+    assert!(
+        (10..=fuel / 1024).contains(&wall),
+        "{wall} readings for {fuel} fuel"
+    );
+    assert_eq!(cpu, 1);
+    // A host call starts the clocks: one reading before, one after.
+    let (wall, cpu, _) = reads("sleep(0)", Limits::default());
+    assert_eq!((wall, cpu), (2, 1));
+    // No time limit: no reading, however long the run.
+    let (wall, cpu, _) = reads(
+        "[sleep(0), range(20000).map(x => x * 2).length]",
+        Limits::unlimited(),
+    );
+    assert_eq!((wall, cpu), (0, 0));
 }
 
 #[test]
 fn cancellation_from_another_thread() {
-    let program = compile_with_host("range(1000).map(x => sleep(1))");
+    // `wait()` says it has started, then blocks until the run is
+    // cancelled: no timing is involved.
     let cancel = CancelHandle::new();
+    let (started, on_start) = std::sync::mpsc::channel::<()>();
+    let flag = cancel.clone();
+    let wait = Arc::new(HostFunction {
+        name: "wait".into(),
+        arity: Arity::Exact(0),
+        fuel_per_call: 1,
+        callback: Arc::new(move |_, _: &[Value]| {
+            let _ = started.send(());
+            while !flag.is_cancelled() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(Value::Null)
+        }),
+    });
+    let program = compile_with("range(1000).map(x => wait())", vec![wait]);
     let c2 = cancel.clone();
     let t = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(20));
+        on_start.recv().expect("the run starts");
         c2.cancel();
     });
     let mut o = opts();
@@ -194,6 +327,7 @@ fn random_and_now_follow_the_options() {
         random: xpr_vm::Randomness::Seeded(1),
         clock: xpr_vm::Clock::Fixed(1000.0),
         cancel: None,
+        stopwatch: None,
     };
     let a = Vm::new().run(&program, &(), &o).unwrap();
     let b = Vm::new().run(&program, &(), &o).unwrap();

@@ -55,7 +55,7 @@ pub enum ErrorKind {
     Depth,
     /// The source is longer than the length limit.
     Length,
-    /// The wall-clock timeout expired.
+    /// The CPU-time timeout was spent, or the wall-clock ceiling passed.
     Timeout,
     /// The host cancelled the run.
     Cancelled,

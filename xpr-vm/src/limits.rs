@@ -1,11 +1,13 @@
 //! Budgets and per-run options: fuel, memory, call and value depth, the
-//! wall-clock timeout, cancellation, the clock `now()` reads and the seed of
-//! `random()` (issue: sandbox guarantees).
+//! CPU-time timeout and its wall-clock ceiling, cancellation, the clock
+//! `now()` reads and the seed of `random()` (issue: sandbox guarantees).
 
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+use crate::stopwatch::Stopwatch;
 
 /// The budgets of one run. `None` means unlimited.
 ///
@@ -33,12 +35,25 @@ pub struct Limits {
     /// Nesting of arrays and objects built or compared. Default 1,000.
     /// Exceeded: [`crate::ErrorKind::Depth`], `Value depth limit exceeded`.
     pub value_depth: u32,
-    /// Wall-clock time per run, checked every 1,024 instructions and around
-    /// host calls. The clock starts at the first check, so a run shorter
-    /// than 1,024 instructions without host calls never reads it.
-    /// Default `Some(100 ms)` (the spec's). Expired:
+    /// CPU time the evaluating thread may use per run (the spec's timeout),
+    /// host functions included: what the expression consumes, whatever the
+    /// machine's load. Checked every 1,024 fuel units and around host
+    /// calls, once the clocks have started: at the first host call, or
+    /// after 16,384 fuel units (a shorter run reads no clock; the CPU clock
+    /// itself is read only when the wall clock says the budget could be
+    /// spent, see [`crate::stopwatch`]). Default `Some(100 ms)` (the spec's). Spent:
     /// [`crate::ErrorKind::Timeout`], `Expression timeout exceeded`.
     pub timeout: Option<Duration>,
+    /// Wall-clock time per run, however little CPU it uses: the ceiling
+    /// that still stops a run whose host function blocks (checked when the
+    /// call returns: a host function cannot be interrupted) or a thread the
+    /// machine starves. Checked and started as [`Limits::timeout`].
+    /// Default `Some(1 s)`, ten times the default timeout: a run using its
+    /// whole CPU budget still finishes with a tenth of a core. Raise it with
+    /// the timeout ([`Limits::set_timeout`] keeps the ratio). Expired:
+    /// [`crate::ErrorKind::Timeout`],
+    /// `Expression timeout exceeded: wall-clock ceiling of 1000 ms`.
+    pub wall_timeout: Option<Duration>,
 }
 
 /// Default fuel per run.
@@ -49,8 +64,12 @@ pub const DEFAULT_MEMORY: u64 = 64 << 20;
 pub const DEFAULT_CALL_DEPTH: u32 = 200;
 /// Default value nesting depth.
 pub const DEFAULT_VALUE_DEPTH: u32 = 1000;
-/// Default timeout (the spec's 100 ms).
+/// Default timeout: the spec's 100 ms, of CPU time.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(100);
+/// The wall-clock ceiling, as a multiple of the CPU timeout.
+pub const WALL_FACTOR: u32 = 10;
+/// Default wall-clock ceiling: [`WALL_FACTOR`] times [`DEFAULT_TIMEOUT`].
+pub const DEFAULT_WALL_TIMEOUT: Duration = Duration::from_millis(1000);
 
 impl Default for Limits {
     fn default() -> Self {
@@ -60,6 +79,7 @@ impl Default for Limits {
             call_depth: DEFAULT_CALL_DEPTH,
             value_depth: DEFAULT_VALUE_DEPTH,
             timeout: Some(DEFAULT_TIMEOUT),
+            wall_timeout: Some(DEFAULT_WALL_TIMEOUT),
         }
     }
 }
@@ -72,8 +92,25 @@ impl Limits {
             fuel: None,
             memory: None,
             timeout: None,
+            wall_timeout: None,
             ..Limits::default()
         }
+    }
+
+    /// Sets the CPU timeout and the wall-clock ceiling with it, at
+    /// [`WALL_FACTOR`] times the timeout; `None` turns both off.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let mut limits = xpr_vm::Limits::default();
+    /// limits.set_timeout(Some(Duration::from_millis(250)));
+    /// assert_eq!(limits.wall_timeout, Some(Duration::from_millis(2500)));
+    /// limits.set_timeout(None);
+    /// assert_eq!(limits.wall_timeout, None);
+    /// ```
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
+        self.timeout = timeout;
+        self.wall_timeout = timeout.map(|t| t.saturating_mul(WALL_FACTOR));
     }
 }
 
@@ -156,6 +193,10 @@ pub struct RunOptions {
     pub random: Randomness,
     /// Cancellation from another thread.
     pub cancel: Option<CancelHandle>,
+    /// Where the time limits read the clocks; `None` is
+    /// [`crate::stopwatch::SystemStopwatch`]. A target without the
+    /// operating system's clocks (WebAssembly in a browser) supplies its own.
+    pub stopwatch: Option<Arc<dyn Stopwatch>>,
 }
 
 impl RunOptions {

@@ -10,14 +10,15 @@ use std::time::Duration;
 use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
 use xpr_vm::{
     Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, HostFunction, Key, Meter,
-    RunOptions, Span, Value, Vm, program::UnknownFunction,
+    RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
 };
 
 /// Every budget of a compile and a run. `None` means unlimited.
 ///
 /// Defaults: the spec's limits (10,000 characters, AST depth 50, timeout
-/// 100 ms) and the VM's fuel, memory and depth defaults (see
-/// [`xpr_vm::Limits`]), which stop runaway expressions before the clock does.
+/// 100 ms of CPU time), a wall-clock ceiling of 1 s, and the VM's fuel,
+/// memory and depth defaults (see [`xpr_vm::Limits`]), which stop runaway
+/// expressions before the clock does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
     /// Fuel units per run: one per instruction plus built-ins' proportional costs.
@@ -28,8 +29,15 @@ pub struct Limits {
     pub call_depth: u32,
     /// Maximum nesting of arrays and objects built or read.
     pub value_depth: u32,
-    /// Wall-clock time per run.
+    /// CPU time the evaluating thread may use per run, host functions
+    /// included (the spec's timeout; default 100 ms): it does not depend on
+    /// the machine's load. `Expression timeout exceeded`.
     pub timeout: Option<Duration>,
+    /// Wall-clock time per run (default 1 s, ten times the timeout): the
+    /// ceiling that stops a run whose host function blocks, checked when
+    /// the call returns. `Expression timeout exceeded: wall-clock ceiling
+    /// of N ms`. [`Limits::set_timeout`] sets both.
+    pub wall_timeout: Option<Duration>,
     /// Maximum source length, in characters.
     pub max_length: Option<usize>,
     /// Maximum AST depth (the root is depth 1; parentheses add none).
@@ -46,6 +54,7 @@ impl Default for Limits {
             call_depth: vm.call_depth,
             value_depth: vm.value_depth,
             timeout: vm.timeout,
+            wall_timeout: vm.wall_timeout,
             max_length: parse.max_length,
             max_depth: parse.max_depth,
         }
@@ -53,6 +62,16 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Sets the CPU timeout and the wall-clock ceiling with it, at ten
+    /// times the timeout ([`xpr_vm::limits::WALL_FACTOR`]); `None` turns
+    /// both off.
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
+        let mut vm = self.vm();
+        vm.set_timeout(timeout);
+        self.timeout = vm.timeout;
+        self.wall_timeout = vm.wall_timeout;
+    }
+
     fn vm(&self) -> xpr_vm::Limits {
         xpr_vm::Limits {
             fuel: self.fuel,
@@ -60,6 +79,7 @@ impl Limits {
             call_depth: self.call_depth,
             value_depth: self.value_depth,
             timeout: self.timeout,
+            wall_timeout: self.wall_timeout,
         }
     }
 
@@ -81,6 +101,7 @@ pub struct Engine {
     host: Vec<Arc<HostFunction>>,
     clock: Clock,
     randomness: Randomness,
+    stopwatch: Option<Arc<dyn Stopwatch>>,
 }
 
 impl Default for Engine {
@@ -107,6 +128,7 @@ impl Engine {
             host: Vec::new(),
             clock: Clock::System,
             randomness: Randomness::Entropy,
+            stopwatch: None,
         }
     }
 
@@ -129,6 +151,14 @@ impl Engine {
     /// Replaces the clock `now()` reads (once per run).
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// Replaces the clocks the time limits read (the thread's CPU time and
+    /// the wall clock): for a target without the operating system's, such
+    /// as WebAssembly in a browser, or a test that moves time by hand.
+    pub fn with_stopwatch(mut self, stopwatch: Arc<dyn Stopwatch>) -> Self {
+        self.stopwatch = Some(stopwatch);
         self
     }
 
@@ -228,6 +258,7 @@ impl Engine {
                 clock: self.clock.clone(),
                 random: self.randomness,
                 cancel: None,
+                stopwatch: self.stopwatch.clone(),
             }),
         })
     }
@@ -301,6 +332,7 @@ impl Program {
             },
             random: config.seed.map_or(d.random, Randomness::Seeded),
             cancel: config.cancel.clone(),
+            stopwatch: d.stopwatch.clone(),
         }
     }
 

@@ -25,10 +25,13 @@
 //! - **memory**: bytes of strings, arrays and objects a run creates, checked
 //!   before allocating, counting shared structure at its logical size;
 //! - **call depth** and **value nesting depth**;
-//! - a wall-clock **timeout** and a [`CancelHandle`] another thread can trigger.
+//! - a **timeout** on the CPU time the run uses (so it does not depend on
+//!   the machine's load), a wall-clock **ceiling** several times larger,
+//!   and a [`CancelHandle`] another thread can trigger.
 //!
-//! A host function cannot be interrupted while it runs: timeouts and
-//! cancellation take effect when it returns.
+//! A host function cannot be interrupted while it runs: the CPU time it
+//! uses counts, and the time limits and cancellation take effect when it
+//! returns.
 
 mod diagnostic;
 mod engine;
@@ -39,5 +42,5 @@ pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
     Arity, CancelHandle, Clock, Context, Error, ErrorKind, Field, HostError, Key, Map, Meter, Span,
-    Value, Vm,
+    Stopwatch, SystemStopwatch, Value, Vm,
 };

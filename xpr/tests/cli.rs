@@ -214,10 +214,13 @@ fn limits_flags_apply_on_every_subcommand() {
     ]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).to_lowercase().contains("fuel"), "{}", stderr(&o));
+    // (Without time limits either: its time must not decide the outcome.)
     let o = run(&[
         "eval",
         "range(0, 5000).map(x => x * 2).length",
         "--fuel",
+        "none",
+        "--timeout-ms",
         "none",
     ]);
     assert_eq!(stdout(&o), "5000\n");
@@ -234,17 +237,35 @@ fn limits_flags_apply_on_every_subcommand() {
     assert_eq!(code(&o), 1);
     let o = run(&["disasm", "((((((1))))))+[[[[[[1]]]]]]", "--max-depth", "3"]);
     assert_eq!(code(&o), 1);
-    // Timeout: an expression that would take far longer than 1 ms unbounded.
+    // Timeout: an expression that would take far longer than 1 ms of CPU
+    // unbounded (no wall-clock ceiling: a starved process reaches that first).
     let o = run(&[
         "eval",
         "range(0, 3000).map(i => range(0, 3000).filter(j => j == i).length).length",
         "--timeout-ms",
         "1",
+        "--wall-timeout-ms",
+        "none",
         "--fuel",
         "none",
     ]);
     assert_eq!(code(&o), 1);
-    assert!(stderr(&o).to_lowercase().contains("time"), "{}", stderr(&o));
+    assert_stderr_has(&o, "Expression timeout exceeded at position");
+    // The wall-clock ceiling, its own flag and words: wall time passes at
+    // least as fast as CPU time, so it is reached first.
+    let o = run(&[
+        "eval",
+        "range(0, 3000).map(i => range(0, 3000).filter(j => j == i).length).length",
+        "--wall-timeout-ms",
+        "1",
+        "--fuel",
+        "none",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_stderr_has(
+        &o,
+        "Expression timeout exceeded: wall-clock ceiling of 1 ms at position",
+    );
     // The same flags on run and batch.
     let o = run_with(&["run", "range(0, 1000).length", "--fuel", "10"], b"{}\n");
     assert_eq!(code(&o), 1);

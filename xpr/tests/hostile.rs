@@ -24,6 +24,7 @@ fn run_metered(src: &'static str, ctx: serde_json::Value) -> (Result<Value, xpr:
         let limits = Limits {
             fuel: None,
             timeout: None,
+            wall_timeout: None,
             ..Limits::default()
         };
         let engine = Engine::new().with_limits(limits).with_seed(Some(1));
@@ -184,6 +185,7 @@ fn context_variables_are_read_once_per_run() {
         };
         let engine = Engine::new().with_limits(Limits {
             timeout: None,
+            wall_timeout: None,
             ..Limits::default()
         });
         let program = engine
@@ -341,6 +343,7 @@ fn recursion_through_builtins_stops_before_the_stack_whatever_the_call_depth() {
             call_depth: 100_000,
             fuel: None,
             timeout: None,
+            wall_timeout: None,
             ..Limits::default()
         });
         let src = "let Y = f => (x => f(v => x(x)(v)))(x => f(v => x(x)(v))); \
@@ -424,6 +427,7 @@ fn pieces_of_split_and_match_all_count_their_string_headers() {
         let memory = on_small_stack(move || {
             let engine = Engine::new().with_limits(Limits {
                 timeout: None,
+                wall_timeout: None,
                 ..Limits::default()
             });
             let mut vm = Vm::new();

@@ -6,7 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use xpr::{Arity, CancelHandle, Engine, ErrorKind, Limits, RunConfig, Value, Vm};
+use xpr::{
+    Arity, CancelHandle, Engine, ErrorKind, Limits, RunConfig, Stopwatch, SystemStopwatch, Value,
+    Vm,
+};
 
 const SMALL_FUEL: u64 = 2_000_000;
 const SMALL_MEMORY: u64 = 16 << 20;
@@ -16,6 +19,7 @@ fn small_limits() -> Limits {
         fuel: Some(SMALL_FUEL),
         memory: Some(SMALL_MEMORY),
         timeout: None,
+        wall_timeout: None,
         ..Limits::default()
     }
 }
@@ -432,9 +436,9 @@ fn context_is_never_mutated() {
 }
 
 #[test]
-fn timeout_stops_a_run_after_a_blocking_host_call() {
+fn the_wall_clock_ceiling_stops_a_run_after_a_blocking_host_call() {
     let mut engine = Engine::new().with_limits(Limits {
-        timeout: Some(Duration::from_millis(5)),
+        wall_timeout: Some(Duration::from_millis(5)),
         ..Limits::default()
     });
     engine
@@ -447,23 +451,84 @@ fn timeout_stops_a_run_after_a_blocking_host_call() {
         .eval("[block(), block()]", &())
         .expect_err("must time out");
     assert_eq!(err.kind(), ErrorKind::Timeout);
-    assert!(
-        err.to_string().contains("Expression timeout exceeded"),
-        "{err}"
+    assert_eq!(
+        err.message(),
+        "Expression timeout exceeded: wall-clock ceiling of 5 ms"
     );
+    // The CPU timeout does not count the time blocked.
+    let limits = Limits {
+        timeout: Some(Duration::from_millis(5)),
+        wall_timeout: None,
+        ..Limits::default()
+    };
+    let v = engine
+        .clone()
+        .with_limits(limits)
+        .eval("[block(), block()].length", &())
+        .expect("30 ms blocked twice, no CPU time used");
+    assert_eq!(v, Value::from(2.0));
+}
+
+#[test]
+fn the_timeout_counts_the_cpu_time_of_host_functions() {
+    // No wall-clock ceiling: a starved thread would reach that first.
+    let mut engine = Engine::new().with_limits(Limits {
+        timeout: Some(Duration::from_millis(5)),
+        wall_timeout: None,
+        ..Limits::default()
+    });
+    // Busy until the thread's CPU clock has moved 30 ms, however long the
+    // machine takes to give it that.
+    engine
+        .register("burn", Arity::Exact(0), |_| {
+            let clock = SystemStopwatch;
+            let start = clock.thread_cpu().expect("a thread CPU clock");
+            while clock.thread_cpu().unwrap_or_default() - start < Duration::from_millis(30) {
+                std::hint::black_box(());
+            }
+            Ok(Value::Null)
+        })
+        .expect("register");
+    let err = engine.eval("[burn(), 1]", &()).expect_err("must time out");
+    assert_eq!(err.kind(), ErrorKind::Timeout);
+    assert_eq!(err.message(), "Expression timeout exceeded");
+}
+
+#[test]
+fn set_timeout_moves_the_ceiling_with_the_timeout() {
+    let mut limits = Limits::default();
+    assert_eq!(limits.timeout, Some(Duration::from_millis(100)));
+    assert_eq!(limits.wall_timeout, Some(Duration::from_secs(1)));
+    limits.set_timeout(Some(Duration::from_secs(2)));
+    assert_eq!(limits.wall_timeout, Some(Duration::from_secs(20)));
+    limits.set_timeout(None);
+    assert_eq!((limits.timeout, limits.wall_timeout), (None, None));
 }
 
 #[test]
 fn cancellation_from_another_thread_stops_a_long_run() {
-    let engine = Engine::new().with_limits(Limits {
+    let mut engine = Engine::new().with_limits(Limits {
         fuel: None,
         memory: None,
         timeout: None,
+        wall_timeout: None,
         ..Limits::default()
     });
+    // `started()` tells the test thread the run is under way; the work
+    // after it takes seconds, so the cancellation lands inside it (checked
+    // at a refill of fuel, not around a host call).
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    engine
+        .register("started", Arity::Exact(0), move |_| {
+            let _ = tx.send(());
+            Ok(Value::Bool(true))
+        })
+        .expect("register");
     let program = Arc::new(
         engine
-            .compile("range(1e6).map(i => range(100).reduce((a, b) => a + b, 0))")
+            .compile(
+                "started() && range(1e4).reduce((a, i) => range(1e4).reduce((b, j) => b + j, a), 0)",
+            )
             .expect("compile"),
     );
     let cancel = CancelHandle::new();
@@ -472,7 +537,7 @@ fn cancellation_from_another_thread_stops_a_long_run() {
         ..RunConfig::default()
     };
     let runner = std::thread::spawn(move || program.run_with(&(), &config));
-    std::thread::sleep(Duration::from_millis(20));
+    rx.recv().expect("the run starts");
     cancel.cancel();
     let err = runner.join().expect("no panic").expect_err("cancelled");
     assert_eq!(err.kind(), ErrorKind::Cancelled);
@@ -530,6 +595,7 @@ fn long_closure_chains_are_dropped_without_recursion() {
         let ty = on_small_stack(move || {
             let engine = Engine::new().with_limits(Limits {
                 timeout: None,
+                wall_timeout: None,
                 ..Limits::default()
             });
             engine.eval(src, &()).map_err(|e| e.to_string())

@@ -12,11 +12,13 @@ pub fn compile(src: &str) -> Result<xpr_vm::Program, Error> {
     xpr_compiler::compile(&ast, &xpr_compiler::CompileEnv::default())
 }
 
-/// Options without a timeout and with a fixed seed.
+/// Options without time limits (no result depends on the machine's speed)
+/// and with a fixed seed.
 pub fn opts() -> RunOptions {
     RunOptions {
         limits: Limits {
             timeout: None,
+            wall_timeout: None,
             ..Limits::default()
         },
         random: xpr_vm::Randomness::Seeded(7),

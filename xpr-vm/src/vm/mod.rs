@@ -5,8 +5,9 @@
 //! One run executes prototype 0 of a [`Program`] against a [`Context`]:
 //!
 //! - every instruction costs one fuel unit, taken from a countdown that is
-//!   refilled every 1,024 instructions; the refill is where the deadline and
-//!   the cancellation flag are checked (and after every host call);
+//!   refilled every 1,024 instructions; the refill is where the time limits
+//!   (`timer.rs`) and the cancellation flag are checked (and around every
+//!   host call);
 //! - arrow functions run in frames on the same value stack (locals are
 //!   slots above the callee), so closure-to-closure recursion uses no host
 //!   stack; calls made by built-ins (`map`, `sort`, ...) re-enter the
@@ -16,9 +17,9 @@
 
 mod calls;
 pub mod ops;
+mod timer;
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use smallvec::SmallVec;
 
@@ -30,9 +31,10 @@ use crate::limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};
 use crate::program::{Capture, Cmp, Op, Program, Proto};
 use crate::runtime::Runtime;
 use crate::stdlib;
+use crate::stopwatch::{Stopwatch, SystemStopwatch};
 use crate::value::{Array, HEADER_BYTES, Key, Map, Object, Regex, SLOT_BYTES, Value, bytes_eq};
 
-/// Instructions between two checks of the deadline and the cancellation flag.
+/// Instructions between two checks of the time limits and the cancellation flag.
 const CHUNK: u64 = 1024;
 /// Regexes kept by [`Runtime::regex`]'s cache.
 const REGEX_CACHE: usize = 16;
@@ -89,8 +91,9 @@ struct Budget {
     depth: u32,
     call_depth: u32,
     value_depth: u32,
-    timeout: Option<std::time::Duration>,
-    deadline: Option<Instant>,
+    timer: timer::Timer,
+    /// The clocks of `timer`, when not the system's.
+    stopwatch: Option<Arc<dyn Stopwatch>>,
     cancel: Option<CancelHandle>,
     now: Option<f64>,
     rng: Rng,
@@ -227,8 +230,8 @@ impl Vm {
             depth: 0,
             call_depth: limits.call_depth,
             value_depth: limits.value_depth,
-            timeout: limits.timeout,
-            deadline: None,
+            timer: timer::Timer::new(limits.timeout, limits.wall_timeout),
+            stopwatch: opts.stopwatch.clone(),
             cancel: opts.cancel.clone(),
             now: None,
             rng: match opts.random {
@@ -332,7 +335,7 @@ impl Vm {
     /// Called when the chunk is spent: checks interrupts, hands out the next chunk.
     #[cold]
     fn refill(&mut self) -> Result<(), Error> {
-        self.check_interrupts()?;
+        self.check_interrupts(false)?;
         let b = &mut self.budget;
         let take = b.fuel_left.min(CHUNK);
         if take == 0 {
@@ -343,27 +346,23 @@ impl Vm {
         Ok(())
     }
 
-    fn check_interrupts(&mut self) -> Result<(), Error> {
+    /// The cancellation flag, then the time limits ([`timer`]), which start
+    /// at a `host` call or once the run has used some fuel.
+    fn check_interrupts(&mut self, host: bool) -> Result<(), Error> {
+        let used = self.fuel_used();
         let b = &mut self.budget;
         if let Some(c) = &b.cancel
             && c.is_cancelled()
         {
             return Err(cancelled());
         }
-        if let Some(t) = b.timeout {
-            let now = Instant::now();
-            match b.deadline {
-                None => b.deadline = now.checked_add(t),
-                Some(d) if now >= d => {
-                    return Err(Error::new(
-                        ErrorKind::Timeout,
-                        "Expression timeout exceeded",
-                    ));
-                }
-                Some(_) => {}
-            }
+        if !b.timer.due(used, host) {
+            return Ok(());
         }
-        Ok(())
+        match &b.stopwatch {
+            Some(clock) => b.timer.check(&**clock),
+            None => b.timer.check(&SystemStopwatch),
+        }
     }
 
     fn alloc(&mut self, bytes: u64) -> Result<(), Error> {
@@ -1865,9 +1864,10 @@ impl<'a> Exec<'a> {
     fn call_host(&mut self, h: &HostFunction, args: &[Value]) -> Result<Value, Error> {
         stdlib::check_arity(&h.name, h.arity, args.len())?;
         self.vm.fuel(h.fuel_per_call)?;
-        // Starts the clock if no check has yet, so that a host function
-        // blocking past the deadline is caught when it returns.
-        self.vm.check_interrupts()?;
+        // Starts the clocks if no check has yet, so that a host function
+        // blocking past the wall-clock ceiling, or using up the CPU budget,
+        // is caught when it returns.
+        self.vm.check_interrupts(true)?;
         self.vm.enter()?;
         let mut meter = Meter::default();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -1886,7 +1886,7 @@ impl<'a> Exec<'a> {
             }
         };
         self.vm.fuel(meter.charged())?;
-        self.vm.check_interrupts()?;
+        self.vm.check_interrupts(true)?;
         Ok(v)
     }
 

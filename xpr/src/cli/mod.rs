@@ -265,9 +265,14 @@ pub struct LimitArgs {
     /// Bytes of strings, arrays and objects one evaluation may create, or `none`.
     #[arg(long, value_name = "BYTES", value_parser = parse_budget)]
     pub max_memory: Option<Budget>,
-    /// Wall-clock time per evaluation, in milliseconds, or `none`.
+    /// CPU time per evaluation, in milliseconds, or `none` (also lifts
+    /// the wall-clock ceiling, unless `--wall-timeout-ms` is given).
     #[arg(long, value_name = "MS", value_parser = parse_budget)]
     pub timeout_ms: Option<Budget>,
+    /// Wall-clock time per evaluation, in milliseconds, or `none`
+    /// (default: ten times the CPU timeout, 1000 ms).
+    #[arg(long, value_name = "MS", value_parser = parse_budget)]
+    pub wall_timeout_ms: Option<Budget>,
     /// Maximum AST depth of the expression, or `none`.
     #[arg(long, value_name = "N", value_parser = parse_budget)]
     pub max_depth: Option<Budget>,
@@ -306,7 +311,17 @@ impl LimitArgs {
         }
         apply(&mut limits.fuel, self.fuel, |n| n);
         apply(&mut limits.memory, self.max_memory, |n| n);
-        apply(&mut limits.timeout, self.timeout_ms, Duration::from_millis);
+        // The ceiling follows the CPU timeout unless given itself.
+        match self.timeout_ms {
+            None => {}
+            Some(Budget::Unlimited) => limits.set_timeout(None),
+            Some(Budget::Units(ms)) => limits.set_timeout(Some(Duration::from_millis(ms))),
+        }
+        apply(
+            &mut limits.wall_timeout,
+            self.wall_timeout_ms,
+            Duration::from_millis,
+        );
         apply(&mut limits.max_depth, self.max_depth, |n| {
             u32::try_from(n).unwrap_or(u32::MAX)
         });
@@ -415,4 +430,41 @@ pub fn warn_unknown_functions(program: &xpr::Program) {
     }
     // A closed stderr leaves nothing to warn.
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits of `xpr eval 1 FLAGS...`.
+    fn limits(flags: &[&str]) -> xpr::Limits {
+        #[derive(Parser)]
+        struct Flags {
+            #[command(flatten)]
+            limits: LimitArgs,
+        }
+        let args = std::iter::once("xpr").chain(flags.iter().copied());
+        let flags = Flags::try_parse_from(args).expect("flags parse");
+        flags.limits.engine().limits().clone()
+    }
+
+    fn ms(n: u64) -> Option<Duration> {
+        Some(Duration::from_millis(n))
+    }
+
+    #[test]
+    fn the_wall_clock_ceiling_follows_the_timeout_unless_given() {
+        let l = limits(&[]);
+        assert_eq!((l.timeout, l.wall_timeout), (ms(100), ms(1000)));
+        let l = limits(&["--timeout-ms", "5000"]);
+        assert_eq!((l.timeout, l.wall_timeout), (ms(5000), ms(50_000)));
+        let l = limits(&["--timeout-ms", "none"]);
+        assert_eq!((l.timeout, l.wall_timeout), (None, None));
+        let l = limits(&["--wall-timeout-ms", "250"]);
+        assert_eq!((l.timeout, l.wall_timeout), (ms(100), ms(250)));
+        let l = limits(&["--timeout-ms", "none", "--wall-timeout-ms", "3000"]);
+        assert_eq!((l.timeout, l.wall_timeout), (None, ms(3000)));
+        let l = limits(&["--wall-timeout-ms", "none", "--timeout-ms", "20"]);
+        assert_eq!((l.timeout, l.wall_timeout), (ms(20), None));
+    }
 }
