@@ -145,6 +145,7 @@ fn compile_with_host(src: &str) -> xpr_vm::Program {
     let ast = xpr_syntax::parse(src).unwrap();
     let env = xpr_compiler::CompileEnv {
         host_functions: vec![sleeper()],
+        ..xpr_compiler::CompileEnv::default()
     };
     xpr_compiler::compile(&ast, &env).unwrap()
 }
