@@ -417,7 +417,7 @@ impl Compiler<'_> {
     }
 
     /// The constant pool index of the regex literal `/pattern/flags`,
-    /// compiled once per program whatever how often it appears, and only
+    /// compiled once per program however often it appears, and only
     /// if its compiled size fits what the program's regex literals may
     /// still take (measured before compiling).
     fn regex(&mut self, pattern: &str, flags: &str, at: ast::Span) -> Result<u32, Error> {
