@@ -53,11 +53,25 @@ use xpr_vm::{Error, ErrorKind, HostFunction, Key, Op, Program, Span, Value};
 
 /// What the compiler knows about the embedding: the host functions
 /// expressions may call by name (after locals, context variables and
-/// built-ins).
-#[derive(Default, Debug, Clone)]
+/// built-ins), and the compile-time budget of regex literals.
+#[derive(Debug, Clone)]
 pub struct CompileEnv {
     /// Host functions, looked up by [`HostFunction::name`].
     pub host_functions: Vec<Arc<HostFunction>>,
+    /// Compiled bytes all regex literals of the program may have together
+    /// (see [`xpr_vm::Regex::compiled_bytes`]), `None` for no limit beyond
+    /// each regex's own. Default
+    /// [`stdlib::regex::DEFAULT_PROGRAM_REGEX_BYTES`] (8 MiB).
+    pub max_regex_bytes: Option<u64>,
+}
+
+impl Default for CompileEnv {
+    fn default() -> Self {
+        CompileEnv {
+            host_functions: Vec::new(),
+            max_regex_bytes: Some(stdlib::regex::DEFAULT_PROGRAM_REGEX_BYTES),
+        }
+    }
 }
 
 /// Nesting of expressions the compiler accepts (the parser's own AST depth
@@ -81,7 +95,11 @@ pub const MAX_NESTING: u32 = 400;
 /// restricted name after a dot, as an object-literal key or in a
 /// destructuring pattern; `duplicate binding 'a'` ([`ErrorKind::Parse`]);
 /// `invalid regex pattern ...` ([`ErrorKind::Regex`]) for a bad regex
-/// literal; a depth error past [`MAX_NESTING`].
+/// literal; `Regex size limit exceeded: ...` ([`ErrorKind::Regex`]) at the
+/// first regex literal that would take the program's regex literals past
+/// [`CompileEnv::max_regex_bytes`] (literals are measured in source order
+/// and refused before they are compiled; identical literals are compiled
+/// once and count once); a depth error past [`MAX_NESTING`].
 pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
     let mut c = Compiler {
         env,
@@ -96,6 +114,7 @@ pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
         hosts: HashMap::new(),
         chain: None,
         nesting: 0,
+        regex_left: env.max_regex_bytes.unwrap_or(u64::MAX),
     };
     c.parts.protos.push(Proto::default());
     c.funcs.push(FnState::new(0, expr.span));
@@ -123,6 +142,20 @@ fn restricted(name: &str, at: ast::Span) -> Error {
     error_at(
         ErrorKind::Access,
         format!("Access denied: '{name}' is a restricted property"),
+        at,
+    )
+}
+
+/// `Regex size limit exceeded: ...` at a regex literal that would take the
+/// program's regex literals past [`CompileEnv::max_regex_bytes`].
+#[cold]
+fn regex_budget(env: &CompileEnv, at: ast::Span) -> Error {
+    let limit = env.max_regex_bytes.unwrap_or(u64::MAX);
+    error_at(
+        ErrorKind::Regex,
+        format!(
+            "Regex size limit exceeded: the regex literals of the expression compile to more than {limit} bytes"
+        ),
         at,
     )
 }
@@ -212,6 +245,8 @@ enum Var {
 enum ConstKey {
     Number(u64),
     String(String),
+    /// A regex literal's pattern and flags.
+    Regex(String, String),
 }
 
 struct Compiler<'e> {
@@ -230,6 +265,8 @@ struct Compiler<'e> {
     /// Jumps of `?.` in the optional chain being compiled, patched to its end.
     chain: Option<Vec<usize>>,
     nesting: u32,
+    /// Compiled bytes regex literals may still take ([`CompileEnv::max_regex_bytes`]).
+    regex_left: u64,
 }
 
 fn is_scalar(v: &Value) -> bool {
@@ -377,6 +414,30 @@ impl Compiler<'_> {
         if let Some(k) = key {
             self.consts.insert(k, i);
         }
+        Ok(i)
+    }
+
+    /// The constant pool index of the regex literal `/pattern/flags`,
+    /// compiled once per program however often it appears, and only
+    /// if its compiled size fits what the program's regex literals may
+    /// still take (measured before compiling).
+    fn regex(&mut self, pattern: &str, flags: &str, at: ast::Span) -> Result<u32, Error> {
+        let key = ConstKey::Regex(pattern.to_string(), flags.to_string());
+        if let Some(&i) = self.consts.get(&key) {
+            return Ok(i);
+        }
+        let prepared = match stdlib::regex::prepare(pattern, flags, self.regex_left) {
+            Ok(p) => p,
+            Err(stdlib::regex::Refusal::Invalid(e)) => return Err(e.or_at(span(at))),
+            Err(stdlib::regex::Refusal::OverAllowance) => {
+                return Err(regex_budget(self.env, at));
+            }
+        };
+        self.regex_left = self.regex_left.saturating_sub(prepared.compiled_bytes());
+        let r = prepared.build().map_err(|e| e.or_at(span(at)))?;
+        let i = u32::try_from(self.parts.constants.len()).map_err(|_| too_many(at))?;
+        self.parts.constants.push(Value::Regex(Arc::new(r)));
+        self.consts.insert(key, i);
         Ok(i)
     }
 
@@ -573,9 +634,7 @@ impl Compiler<'_> {
             ExprKind::String(s) => self.constant(Value::from(s.as_str()), at)?,
             ExprKind::Template { quasis, exprs } => self.template(quasis, exprs, at)?,
             ExprKind::Regex { pattern, flags } => {
-                let r = stdlib::regex::compile(pattern, flags).map_err(|e| e.or_at(span(at)))?;
-                let i = u32::try_from(self.parts.constants.len()).map_err(|_| too_many(at))?;
-                self.parts.constants.push(Value::Regex(Arc::new(r)));
+                let i = self.regex(pattern, flags, at)?;
                 self.emit(Op::Const(i), at);
             }
             ExprKind::Array(elements) => {

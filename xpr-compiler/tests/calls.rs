@@ -195,6 +195,7 @@ fn compile_with_host(src: &str) -> xpr_vm::Program {
     };
     let env = xpr_compiler::CompileEnv {
         host_functions: vec![h.clone()],
+        ..xpr_compiler::CompileEnv::default()
     };
     xpr_compiler::compile(&ast, &env).expect("compiles")
 }

@@ -169,7 +169,10 @@ fn burner() -> Arc<HostFunction> {
 
 fn compile_with(src: &str, host_functions: Vec<Arc<HostFunction>>) -> xpr_vm::Program {
     let ast = xpr_syntax::parse(src).unwrap();
-    let env = xpr_compiler::CompileEnv { host_functions };
+    let env = xpr_compiler::CompileEnv {
+        host_functions,
+        ..xpr_compiler::CompileEnv::default()
+    };
     xpr_compiler::compile(&ast, &env).unwrap()
 }
 

@@ -392,6 +392,8 @@ struct Inner {
     global_hashes: Vec<u64>,
     /// `key_hash` of each property name: field reads hash nothing.
     key_hashes: Vec<u64>,
+    /// [`Program::heap_bytes`].
+    heap_bytes: u64,
 }
 
 impl Inner {
@@ -406,9 +408,63 @@ impl Inner {
             names: parts.globals.iter().map(|g| g.name.clone()).collect(),
             global_hashes: parts.globals.iter().map(|g| key_hash(&g.name)).collect(),
             key_hashes: parts.keys.iter().map(|k| key_hash(k)).collect(),
+            heap_bytes: heap_bytes(&parts),
             parts,
         }
     }
+}
+
+/// An estimate of the heap a program's parts hold (see
+/// [`Program::heap_bytes`]).
+fn heap_bytes(parts: &ProgramParts) -> u64 {
+    use std::mem::size_of;
+    let name = |k: &str| (size_of::<Key>() + 16 + k.len()) as u64;
+    let sum = |it: &mut dyn Iterator<Item = u64>| it.fold(0u64, u64::saturating_add);
+    let protos = sum(&mut parts.protos.iter().map(|p| {
+        let per_op = (size_of::<Op>() + size_of::<Span>()) as u64;
+        (size_of::<Proto>() as u64)
+            .saturating_add((p.code.len() as u64).saturating_mul(per_op))
+            .saturating_add((p.captures.len() * size_of::<Capture>()) as u64)
+    }));
+    let constants = sum(&mut parts.constants.iter().map(|v| {
+        let compiled = match v {
+            Value::Regex(r) => r.compiled_bytes(),
+            _ => 0,
+        };
+        (size_of::<Value>() as u64)
+            .saturating_add(v.logical_size())
+            .saturating_add(compiled)
+    }));
+    let globals = sum(&mut parts.globals.iter().map(|g| name(&g.name) + 16));
+    let keys = sum(&mut parts.keys.iter().map(|k| name(k) + 8));
+    let methods = sum(&mut parts.methods.iter().map(|m| name(&m.name) + 8));
+    let key_sets = sum(&mut parts
+        .key_sets
+        .iter()
+        .map(|set| sum(&mut set.iter().map(|k| name(k))) + 24));
+    let functions = sum(&mut parts.functions.iter().map(|f| name(f)));
+    let calls = (parts.calls.len() * size_of::<NamedCall>()) as u64;
+    let unknown = sum(&mut parts
+        .unknown_functions
+        .iter()
+        .map(|u| name(&u.name) + 64 + u.error.message().len() as u64));
+    let hosts = (parts.host_functions.len() * size_of::<usize>()) as u64;
+    [
+        size_of::<Inner>() as u64,
+        protos,
+        constants,
+        // Names again: the free and all names, and their hashes.
+        globals.saturating_mul(2),
+        keys,
+        methods,
+        key_sets,
+        functions,
+        calls,
+        unknown,
+        hosts,
+    ]
+    .into_iter()
+    .fold(0, u64::saturating_add)
 }
 
 impl Default for Program {
@@ -591,6 +647,30 @@ impl Program {
     /// The constant pool.
     pub fn constants(&self) -> &[Value] {
         &self.inner.parts.constants
+    }
+
+    /// An estimate of the heap bytes the program holds: its code and
+    /// position tables, its constants (a regex literal by
+    /// [`crate::Regex::compiled_bytes`]), its names and error texts. For
+    /// hosts that keep many programs (`xpr batch`'s cache bounds itself by
+    /// it).
+    pub fn heap_bytes(&self) -> u64 {
+        self.inner.heap_bytes
+    }
+
+    /// The compiled bytes of the program's regex literals together
+    /// ([`crate::Regex::compiled_bytes`] of each; an identical literal is
+    /// compiled once).
+    pub fn regex_bytes(&self) -> u64 {
+        self.inner
+            .parts
+            .constants
+            .iter()
+            .filter_map(|v| match v {
+                Value::Regex(r) => Some(r.compiled_bytes()),
+                _ => None,
+            })
+            .fold(0, u64::saturating_add)
     }
 
     /// The method names the program calls (`x.m(...)`, `x |> m(...)`),

@@ -107,6 +107,7 @@ pub struct Regex {
     scan_cost: u32,
     rescans: bool,
     lookahead: u64,
+    compiled_bytes: u64,
 }
 
 impl Value {
@@ -452,7 +453,22 @@ impl Regex {
             scan_cost: 1,
             rescans: false,
             lookahead: 0,
+            compiled_bytes: 0,
         }
+    }
+
+    /// Sets the compiled size counted for this regex, in bytes (measured
+    /// by `stdlib::regex::prepare` before compiling).
+    pub fn with_compiled_bytes(mut self, bytes: u64) -> Self {
+        self.compiled_bytes = bytes;
+        self
+    }
+
+    /// The compiled size counted for this regex, in bytes: what a
+    /// program's regex allowance, a run's memory budget and the regex
+    /// caches count for it (see `stdlib::regex::prepare`).
+    pub fn compiled_bytes(&self) -> u64 {
+        self.compiled_bytes
     }
 
     /// Sets the fuel charged per 16 haystack bytes scanned (at least 1),

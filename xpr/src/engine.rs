@@ -16,9 +16,10 @@ use xpr_vm::{
 /// Every budget of a compile and a run. `None` means unlimited.
 ///
 /// Defaults: the spec's limits (10,000 characters, AST depth 50, timeout
-/// 100 ms of CPU time), a wall-clock ceiling of 1 s, and the VM's fuel,
-/// memory and depth defaults (see [`xpr_vm::Limits`]), which stop runaway
-/// expressions before the clock does.
+/// 100 ms of CPU time), a wall-clock ceiling of 1 s, 8 MiB of compiled
+/// regex literals per program, and the VM's fuel, memory and depth
+/// defaults (see [`xpr_vm::Limits`]), which stop runaway expressions
+/// before the clock does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
     /// Fuel units per run: one per instruction plus built-ins' proportional costs.
@@ -42,6 +43,12 @@ pub struct Limits {
     pub max_length: Option<usize>,
     /// Maximum AST depth (the root is depth 1; parentheses add none).
     pub max_depth: Option<u32>,
+    /// Compiled bytes all regex literals of one program may have together,
+    /// checked while compiling, before each literal is compiled (see
+    /// [`xpr_vm::Regex::compiled_bytes`]; identical literals count once).
+    /// Default 8 MiB. Exceeded: [`ErrorKind::Regex`], `Regex size limit
+    /// exceeded: ...`, at the literal.
+    pub max_regex_bytes: Option<u64>,
 }
 
 impl Default for Limits {
@@ -57,6 +64,7 @@ impl Default for Limits {
             wall_timeout: vm.wall_timeout,
             max_length: parse.max_length,
             max_depth: parse.max_depth,
+            max_regex_bytes: Some(xpr_vm::stdlib::regex::DEFAULT_PROGRAM_REGEX_BYTES),
         }
     }
 }
@@ -249,6 +257,7 @@ impl Engine {
         let ast = xpr_syntax::parse_with(source, &self.limits.parse()).map_err(parse_error)?;
         let env = xpr_compiler::CompileEnv {
             host_functions: self.host.clone(),
+            max_regex_bytes: self.limits.max_regex_bytes,
         };
         let program = xpr_compiler::compile(&ast, &env)?;
         Ok(Program {
@@ -293,7 +302,8 @@ fn parse_error(e: ParseError) -> Error {
 /// Per-run overrides of the engine's settings.
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
-    /// Limits for this run instead of the engine's (the parse limits are ignored).
+    /// Limits for this run instead of the engine's (the compile-time
+    /// limits, `max_length`, `max_depth` and `max_regex_bytes`, are ignored).
     pub limits: Option<Limits>,
     /// A handle another thread may use to cancel this run.
     pub cancel: Option<CancelHandle>,
@@ -421,6 +431,13 @@ impl Program {
     /// ```
     pub fn unknown_functions(&self) -> &[UnknownFunction] {
         self.program.unknown_functions()
+    }
+
+    /// An estimate of the heap bytes the program holds (bytecode,
+    /// constants, names, and its regex literals' compiled size): what a
+    /// host that caches many programs should bound (`xpr batch` does).
+    pub fn heap_bytes(&self) -> u64 {
+        self.program.heap_bytes()
     }
 
     /// The underlying bytecode program.

@@ -21,9 +21,12 @@
 //! followed by ours (`, got null`).
 //!
 //! # Fuel
-//! Every function costs 1 fuel, plus `bytes / 16` of its string arguments
-//! for `parseDate` and `formatDate`. `formatDate` charges its result's bytes
-//! of memory before the string value is built.
+//! Every function costs 1 fuel; `parseDate` also `bytes / 16` of its text,
+//! and a custom format (`parseDate`'s second argument, `formatDate`'s) one
+//! per byte, charged before the format is read. A format is expanded token
+//! by token as it is read, never into a list. `formatDate` computes its
+//! result's length first, then charges `bytes / 16` fuel and the bytes of
+//! memory, then builds the string.
 
 use super::FunctionDef;
 use crate::error::{Error, ErrorKind};
@@ -34,7 +37,7 @@ use crate::value::Value;
 #[path = "date_text.rs"]
 mod text;
 
-pub use text::{format_ms, parse_iso, parse_with_format};
+pub use text::{format_ms, formatted_len, parse_iso, parse_with_format};
 
 /// The largest date magnitude, in epoch milliseconds (JavaScript's
 /// `Date` range: 100,000,000 days either side of the epoch).
@@ -284,6 +287,15 @@ fn text_fuel(s: &str) -> u64 {
     1 + s.len() as u64 / 16
 }
 
+/// Fuel for expanding a custom format, charged before it is read: one per
+/// byte. A format is read token by token (and `formatDate` reads it
+/// twice: once to size its result, whose memory is charged before it is
+/// built, once to write it); a token costs far more than scanning its
+/// bytes of plain text does (16 bytes per fuel).
+fn format_fuel(format: &str) -> u64 {
+    1 + format.len() as u64
+}
+
 // ------------------------------------------------------------ arithmetic
 
 /// `date + amount unit`, months and years with JavaScript overflow (see the
@@ -352,7 +364,7 @@ fn fn_parse_date(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
         None => parse_iso(text)?,
         Some(f) => {
             let format = str_arg("parseDate", Some("format"), f)?;
-            rt.fuel(text_fuel(format))?;
+            rt.fuel(format_fuel(format))?;
             parse_with_format(text, format)?
         }
     };
@@ -366,11 +378,12 @@ fn fn_format_date(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> 
         Some("format"),
         args.get(1).unwrap_or(&Value::Null),
     )?;
-    rt.fuel(text_fuel(format))?;
+    rt.fuel(format_fuel(format))?;
     let ms = clip(date)?;
-    let out = format_ms(ms, format);
-    rt.alloc(out.len() as u64)?;
-    Ok(Value::from(out))
+    let len = formatted_len(ms, format) as u64;
+    rt.fuel(len / crate::format::BYTES_PER_FUEL)?;
+    rt.alloc(len)?;
+    Ok(Value::from(format_ms(ms, format)))
 }
 
 fn field(

@@ -226,40 +226,77 @@ impl Token {
     }
 }
 
-/// One item of a format: a token or a literal character.
+/// One item of a format: a token, or literal text (a run of characters
+/// that holds no token).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Item {
+enum Item<'f> {
     Token(Token),
-    Literal(char),
+    Literal(&'f str),
 }
 
-/// Splits a format into tokens (longest first at each position) and
-/// literal characters. `yyyyy` is `yyyy` then a literal `y`.
-fn tokenize(format: &str) -> Vec<Item> {
-    const TOKENS: [(&str, Token); 7] = [
-        ("yyyy", Token::Year),
-        ("SSS", Token::Milli),
-        ("MM", Token::Month),
-        ("dd", Token::Day),
-        ("HH", Token::Hour),
-        ("mm", Token::Minute),
-        ("ss", Token::Second),
-    ];
-    let mut items = Vec::new();
-    let mut rest = format;
-    while let Some(c) = rest.chars().next() {
-        match TOKENS.iter().find(|(t, _)| rest.starts_with(t)) {
-            Some((t, token)) => {
-                items.push(Item::Token(*token));
-                rest = rest.get(t.len()..).unwrap_or("");
-            }
-            None => {
-                items.push(Item::Literal(c));
-                rest = rest.get(c.len_utf8()..).unwrap_or("");
+/// The items of a format, read one at a time: tokens (longest first at
+/// each position) and the literal text between them; `yyyyy` is `yyyy`
+/// then a literal `y`. Never collected into a list, so a format costs no
+/// memory beyond itself, and literal text is handled a run at a time.
+struct Items<'f> {
+    rest: &'f str,
+}
+
+fn items(format: &str) -> Items<'_> {
+    Items { rest: format }
+}
+
+/// The token starting `s`, with its length in bytes.
+fn token_at(s: &[u8]) -> Option<(usize, Token)> {
+    let starts = |t: &[u8]| s.starts_with(t);
+    match s.first()? {
+        b'y' if starts(b"yyyy") => Some((4, Token::Year)),
+        b'S' if starts(b"SSS") => Some((3, Token::Milli)),
+        b'M' if starts(b"MM") => Some((2, Token::Month)),
+        b'd' if starts(b"dd") => Some((2, Token::Day)),
+        b'H' if starts(b"HH") => Some((2, Token::Hour)),
+        b'm' if starts(b"mm") => Some((2, Token::Minute)),
+        b's' if starts(b"ss") => Some((2, Token::Second)),
+        _ => None,
+    }
+}
+
+impl<'f> Iterator for Items<'f> {
+    type Item = Item<'f>;
+
+    fn next(&mut self) -> Option<Item<'f>> {
+        let rest = self.rest;
+        let bytes = rest.as_bytes();
+        if bytes.is_empty() {
+            return None;
+        }
+        if let Some((len, t)) = token_at(bytes) {
+            self.rest = rest.get(len..).unwrap_or("");
+            return Some(Item::Token(t));
+        }
+        // Literal text up to the next token: every token starts with an
+        // ASCII byte, so the cut is at a character boundary.
+        let mut end = 1;
+        while let Some(tail) = bytes.get(end..) {
+            match tail
+                .iter()
+                .position(|b| matches!(b, b'y' | b'S' | b'M' | b'd' | b'H' | b'm' | b's'))
+            {
+                Some(i) if token_at(tail.get(i..).unwrap_or(&[])).is_some() => {
+                    end += i;
+                    break;
+                }
+                Some(i) => end += i + 1,
+                None => {
+                    end = bytes.len();
+                    break;
+                }
             }
         }
+        let (literal, after) = rest.split_at_checked(end).unwrap_or((rest, ""));
+        self.rest = after;
+        Some(Item::Literal(literal))
     }
-    items
 }
 
 /// Epoch milliseconds of `text` read with a custom format: each token
@@ -279,9 +316,9 @@ pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
     let (mut year, mut month, mut day) = (1970, 1, 1);
     let (mut hour, mut minute, mut second, mut milli) = (0, 0, 0, 0);
     let mut rest = text;
-    for item in tokenize(format) {
+    for item in items(format) {
         match item {
-            Item::Literal(c) => rest = rest.strip_prefix(c).ok_or_else(bad)?,
+            Item::Literal(l) => rest = rest.strip_prefix(l).ok_or_else(bad)?,
             Item::Token(Token::Year) => {
                 let (v, w) = year_prefix(rest.as_bytes()).ok_or_else(bad)?;
                 year = v;
@@ -320,17 +357,46 @@ pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
     parsed(text, i128::from(ms))
 }
 
+/// Appends the last `width` decimal digits of `value` (not negative),
+/// zero-padded.
+fn push_digits(out: &mut String, value: i64, width: usize) {
+    let mut digits = [b'0'; 6];
+    let mut v = value.unsigned_abs();
+    for d in digits.iter_mut().take(width).rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    let text = digits.get(..width).unwrap_or(&digits);
+    out.push_str(std::str::from_utf8(text).unwrap_or(""));
+}
+
+/// Bytes of `formatDate`'s result for `ms` and `format`, computed without
+/// building it (so that the result's memory is charged first): a token
+/// writes its width (a year outside 0000..=9999 seven bytes), every other
+/// character itself.
+pub fn formatted_len(ms: i64, format: &str) -> usize {
+    let wide_year = !(0..=9999).contains(&Civil::from_ms(ms).year);
+    items(format)
+        .map(|item| match item {
+            Item::Literal(l) => l.len(),
+            Item::Token(Token::Year) if wide_year => 7,
+            Item::Token(t) => t.width(),
+        })
+        .fold(0usize, usize::saturating_add)
+}
+
 /// Formats epoch milliseconds with the tokens `yyyy MM dd HH mm ss SSS`
 /// (zero-padded; a year outside 0000..=9999 is written as JavaScript's
 /// `toISOString` writes it, a sign and six digits: `+010000`, `-000001`),
-/// every other character copied as is.
+/// every other character copied as is. The result has
+/// [`formatted_len`] bytes.
 pub fn format_ms(ms: i64, format: &str) -> String {
     let c = Civil::from_ms(ms);
-    let mut out = String::with_capacity(format.len() + 4);
-    for item in tokenize(format) {
+    let mut out = String::with_capacity(formatted_len(ms, format));
+    for item in items(format) {
         let (value, width) = match item {
-            Item::Literal(ch) => {
-                out.push(ch);
+            Item::Literal(l) => {
+                out.push_str(l);
                 continue;
             }
             Item::Token(Token::Year) if (0..=9999).contains(&c.year) => (c.year, 4),
@@ -345,7 +411,7 @@ pub fn format_ms(ms: i64, format: &str) -> String {
             Item::Token(Token::Second) => (c.second(), 2),
             Item::Token(Token::Milli) => (c.millisecond(), 3),
         };
-        out.push_str(&format!("{value:0width$}"));
+        push_digits(&mut out, value, width);
     }
     out
 }
@@ -641,5 +707,92 @@ mod tests {
             );
             assert_eq!(iso(&text.replace(' ', "T")), ms);
         }
+    }
+
+    /// Runs `name` with `args` on a runtime with these limits; returns the
+    /// result and what was charged.
+    fn metered(
+        name: &str,
+        args: &[Value],
+        fuel: Option<u64>,
+        memory: Option<u64>,
+    ) -> (Result<Value, crate::Error>, u64, u64) {
+        let mut rt = TestRuntime {
+            fuel_limit: fuel,
+            memory_limit: memory,
+            ..TestRuntime::default()
+        };
+        let id = crate::stdlib::function_id(name).unwrap_or(u16::MAX);
+        let r = crate::stdlib::call_function(&mut rt, id, args);
+        (r, rt.fuel_used, rt.bytes_used)
+    }
+
+    #[test]
+    fn formats_are_read_as_items_without_a_list() {
+        use super::{Item, Token};
+        fn items(f: &str) -> Vec<Item<'_>> {
+            super::items(f).collect()
+        }
+        assert_eq!(
+            items("yyyy-MM-dd"),
+            [
+                Item::Token(Token::Year),
+                Item::Literal("-"),
+                Item::Token(Token::Month),
+                Item::Literal("-"),
+                Item::Token(Token::Day)
+            ]
+        );
+        // Literal text is one item up to the next token, lone token letters
+        // and non-ASCII characters included.
+        assert_eq!(
+            items("yyyyy M d Été SSSS"),
+            [
+                Item::Token(Token::Year),
+                Item::Literal("y M d Été "),
+                Item::Token(Token::Milli),
+                Item::Literal("S")
+            ]
+        );
+        assert_eq!(items("x".repeat(1000).as_str()).len(), 1);
+        assert!(items("").is_empty());
+        assert_eq!(super::formatted_len(0, "yyyy-MM-dd Été"), 16);
+        assert_eq!(super::formatted_len(8.64e15 as i64, "yyyy"), 7);
+    }
+
+    #[test]
+    fn formats_are_charged_per_byte_before_they_are_expanded() {
+        // Issue 11: a 60 MB format built an uncounted list of 8 bytes per
+        // character (590 MB) before the memory limit stopped it. Now the
+        // format costs one fuel per byte before it is read, and the result's
+        // memory is charged before it is built.
+        let big = "x".repeat(1_000_000);
+        let (r, fuel, bytes) = metered("formatDate", &[n(0.0), s(&big)], None, None);
+        assert_eq!(
+            r.ok().and_then(|v| v.as_str().map(str::len)),
+            Some(1_000_000)
+        );
+        assert_eq!(fuel, 1 + 1_000_000 + 1_000_000 / 16);
+        assert_eq!(bytes, 1_000_000);
+        // A small fuel budget stops it before the format is read: nothing
+        // is charged to memory.
+        let (r, _, bytes) = metered("formatDate", &[n(0.0), s(&big)], Some(1000), None);
+        assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Fuel));
+        assert_eq!(bytes, 0);
+        // A small memory budget stops it before the result is built.
+        let (r, _, bytes) = metered("formatDate", &[n(0.0), s(&big)], None, Some(1000));
+        assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Memory));
+        assert_eq!(bytes, 0);
+        // The result's length is exact, tokens and expanded years included.
+        let (_, _, bytes) = metered("formatDate", &[n(8.64e15), s("yyyy-MM")], None, None);
+        assert_eq!(bytes, 10);
+        // parseDate: the format costs one fuel per byte, the text 1 / 16.
+        let text = "1".repeat(1_000_000);
+        let (r, fuel, bytes) = metered("parseDate", &[s(&text), s(&big)], None, None);
+        assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Date));
+        assert_eq!(fuel, 1 + 1_000_000 / 16 + 1 + 1_000_000);
+        assert_eq!(bytes, 0);
+        let (r, _, _) = metered("parseDate", &[s(&text), s(&big)], Some(1000), None);
+        assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Fuel));
     }
 }

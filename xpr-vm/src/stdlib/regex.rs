@@ -24,7 +24,13 @@
 //!   clear message.
 //!
 //! Compilation is bounded: compiled program size 1 MiB, lazy DFA cache 2 MiB,
-//! nesting 64, so no pattern can make compiling or matching blow up.
+//! nesting 64, so no pattern can make compiling or matching blow up. What
+//! many patterns compile together is bounded too: [`prepare`] measures a
+//! pattern's compiled size (submodule `size`) before the crate builds it,
+//! so that the compiler can hold a program's regex literals to an
+//! allowance (8 MiB by default) and the VM can charge run-time patterns
+//! for what they compile (its cache, `vm::regex_cache`, is bounded in
+//! compiled bytes).
 //!
 //! # Fuel and memory
 //! A scan of a haystack costs `1 + bytes / 16 * scan_cost` fuel
@@ -80,6 +86,9 @@ pub const MAX_PATTERN_BYTES: usize = 32 << 10;
 pub const EXPLOSIVE_COUNT: u64 = 12;
 
 mod replacement;
+mod size;
+
+pub use size::DEFAULT_PROGRAM_REGEX_BYTES;
 
 /// Global functions of this module: `matches`, `match`, `matchAll`,
 /// `replacePattern`.
@@ -123,29 +132,122 @@ fn invalid(detail: impl std::fmt::Display) -> Error {
 /// multi-line, dot matches newline) into a regex value with RE2 semantics
 /// (see the module documentation), within [`SIZE_LIMIT`],
 /// [`DFA_SIZE_LIMIT`] and [`NEST_LIMIT`]. The value keeps `pattern` and
-/// `flags` as given (for `string()` and `==`).
+/// `flags` as given (for `string()` and `==`), and its compiled size
+/// ([`Regex::compiled_bytes`], see [`prepare`]).
 ///
-/// Costs no fuel itself: callers charge for compiling (the VM's regex cache
-/// does, per compiled pattern, [`compile_fuel`]).
+/// Costs no fuel itself and has no allowance beyond the per-regex limits:
+/// callers that compile many patterns use [`prepare`] (the compiler, with
+/// a per-program allowance; the VM's regex cache, charging fuel and
+/// memory).
 ///
 /// # Errors
 /// `invalid regex pattern: DETAIL` ([`ErrorKind::Regex`]) for a pattern RE2
 /// rejects, one over the limits (including [`MAX_PATTERN_BYTES`]), or a flag other than `i`, `m`, `s`
 /// (`invalid regex flags ...`).
 pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
+    match prepare(pattern, flags, u64::MAX) {
+        Ok(prepared) => prepared.build(),
+        Err(Refusal::Invalid(e)) => Err(e),
+        // Unreachable with an unlimited allowance; kept total.
+        Err(Refusal::OverAllowance) => Err(too_big()),
+    }
+}
+
+/// Why [`prepare`] refused a pattern.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The pattern is invalid or over the per-regex limits:
+    /// `invalid regex pattern: ...` ([`ErrorKind::Regex`]).
+    Invalid(Error),
+    /// Its compiled size would exceed the allowance: the caller says what
+    /// that means (a program's regex size limit, a run's memory budget).
+    OverAllowance,
+}
+
+/// A pattern checked, translated and measured, not yet compiled: what
+/// compiling it will cost is known ([`Prepared::compiled_bytes`]) before
+/// the `regex` crate spends it ([`Prepared::build`]).
+#[derive(Debug)]
+pub struct Prepared {
+    pattern: String,
+    flags: String,
+    translated: Translated,
+    bytes: u64,
+    /// Built already (only when the size probe failed but the crate did not).
+    built: Option<::regex::Regex>,
+}
+
+fn too_big() -> Error {
+    invalid(format_args!(
+        "the compiled pattern exceeds the size limit of {SIZE_LIMIT} bytes"
+    ))
+}
+
+/// Checks and translates `pattern` with `flags` (as [`compile`] does) and
+/// measures its compiled size (see `size`: four times its forward NFA's
+/// heap bytes, plus a bound of its one-pass DFA when it has groups, plus
+/// its length), refusing it as soon as the size passes `allowance`: the
+/// forward NFA is built under a size limit of `allowance / 4`, so the
+/// work done for a refused pattern is in proportion to the allowance,
+/// and nothing else is compiled. Costs about a third of the whole
+/// compilation.
+///
+/// # Errors
+/// [`Refusal::Invalid`] as [`compile`]'s errors; [`Refusal::OverAllowance`]
+/// when the compiled size would exceed `allowance`.
+pub fn prepare(pattern: &str, flags: &str, allowance: u64) -> Result<Prepared, Refusal> {
     if pattern.len() > MAX_PATTERN_BYTES {
-        return Err(invalid(format_args!(
+        return Err(Refusal::Invalid(invalid(format_args!(
             "the pattern is longer than {MAX_PATTERN_BYTES} bytes"
-        )));
+        ))));
     }
     if let Some(bad) = flags.chars().find(|c| !matches!(c, 'i' | 'm' | 's')) {
-        return Err(Error::new(
+        return Err(Refusal::Invalid(Error::new(
             ErrorKind::Regex,
             format!("invalid regex flags: unsupported flag '{bad}' (supported: i, m, s)"),
-        ));
+        )));
     }
-    let translated = translate(pattern).map_err(invalid)?;
-    let compiled = ::regex::RegexBuilder::new(&translated.pattern)
+    let translated = translate(pattern)
+        .map_err(invalid)
+        .map_err(Refusal::Invalid)?;
+    let probe_flags = size::Flags {
+        case_insensitive: flags.contains('i'),
+        multi_line: flags.contains('m'),
+        dot_all: flags.contains('s'),
+    };
+    let mut built = None;
+    let bytes = match size::measure(&translated.pattern, probe_flags, allowance) {
+        Ok(bytes) => bytes,
+        Err(size::Refused::Allowance) => return Err(Refusal::OverAllowance),
+        Err(size::Refused::TooBig) => return Err(Refusal::Invalid(too_big())),
+        Err(size::Refused::Other) => {
+            // A syntax error: the crate's build says it in its words (and
+            // fails as fast). Should the crate accept what the probe did
+            // not, the regex counts the most any regex may.
+            let re = build_crate_regex(&translated.pattern, flags).map_err(Refusal::Invalid)?;
+            let most = (SIZE_LIMIT as u64)
+                .saturating_mul(size::NFA_FACTOR)
+                .saturating_add(size::ONEPASS_LIMIT)
+                .saturating_add(pattern.len() as u64);
+            if most > allowance {
+                return Err(Refusal::OverAllowance);
+            }
+            built = Some(re);
+            most
+        }
+    };
+    Ok(Prepared {
+        pattern: pattern.to_string(),
+        flags: flags.to_string(),
+        translated,
+        bytes,
+        built,
+    })
+}
+
+/// The `regex` crate's build of a translated pattern, within the limits.
+fn build_crate_regex(translated: &str, flags: &str) -> Result<::regex::Regex, Error> {
+    ::regex::RegexBuilder::new(translated)
         .case_insensitive(flags.contains('i'))
         .multi_line(flags.contains('m'))
         .dot_matches_new_line(flags.contains('s'))
@@ -153,35 +255,62 @@ pub fn compile(pattern: &str, flags: &str) -> Result<Regex, Error> {
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .nest_limit(NEST_LIMIT)
         .build()
-        .map_err(|e| invalid(crate_error_detail(&e)))?;
-    let mut cost = 1 + translated.size / STATES_PER_COST;
-    if translated.mid_anchor {
-        // Measured (release): 5-12 ns per byte for `a^`, `[a-c1]^`, `\s\A`
-        // over 200 KB, against about 1 ns for ordinary patterns.
-        cost = cost.max(8);
-    }
-    if translated.explodes >= EXPLOSIVE_COUNT {
-        // Measured (release): 190-400 ns per byte for `a\w{30}c`,
-        // `a.{30}c`, `a[ab]{100}c` over 1 MB, 1.3 us for `\w*a\w{200}c`.
-        let states = (translated.size / 3).max(translated.explodes.saturating_mul(8));
-        cost = cost.max(48u64.saturating_add(states));
-    }
-    Ok(Regex::new(pattern, flags, compiled)
-        .with_scan_cost(u32::try_from(cost).unwrap_or(u32::MAX))
-        .with_rescans(translated.rescans)
-        // Every atom of the expanded pattern matches at most 4 bytes.
-        .with_lookahead(translated.size.saturating_mul(4)))
+        .map_err(|e| invalid(crate_error_detail(&e)))
 }
 
-/// Fuel for compiling `pattern` at run time (a miss of the VM's regex
-/// cache), charged before compiling: `64 + 32 * bytes + 16 * size`, `size`
-/// being the estimated automaton states (see [`STATES_PER_COST`]).
-/// Measured in a release build, a compilation takes about 2 us for any
-/// pattern, up to 5 us per byte of operators such as `a?` or `.`, about
-/// 170 us per `\pL`, and up to 8 ms for a pattern rejected for its compiled
-/// size (`\pL{29}...`); this keeps every pattern, accepted or not, within
-/// about 60 ns per fuel unit. A pattern that fails to translate costs the
-/// first two terms.
+impl Prepared {
+    /// The compiled size the regex will count, in bytes (see [`prepare`]).
+    pub fn compiled_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Compiles the pattern (the expensive part).
+    ///
+    /// # Errors
+    /// `invalid regex pattern: ...` ([`ErrorKind::Regex`]) when the crate
+    /// rejects it (its reverse automaton over [`SIZE_LIMIT`], say).
+    pub fn build(self) -> Result<Regex, Error> {
+        let Prepared {
+            pattern,
+            flags,
+            translated,
+            bytes,
+            built,
+        } = self;
+        let compiled = match built {
+            Some(re) => re,
+            None => build_crate_regex(&translated.pattern, &flags)?,
+        };
+        let mut cost = 1 + translated.size / STATES_PER_COST;
+        if translated.mid_anchor {
+            // Measured (release): 5-12 ns per byte for `a^`, `[a-c1]^`, `\s\A`
+            // over 200 KB, against about 1 ns for ordinary patterns.
+            cost = cost.max(8);
+        }
+        if translated.explodes >= EXPLOSIVE_COUNT {
+            // Measured (release): 190-400 ns per byte for `a\w{30}c`,
+            // `a.{30}c`, `a[ab]{100}c` over 1 MB, 1.3 us for `\w*a\w{200}c`.
+            let states = (translated.size / 3).max(translated.explodes.saturating_mul(8));
+            cost = cost.max(48u64.saturating_add(states));
+        }
+        Ok(Regex::new(pattern, flags, compiled)
+            .with_scan_cost(u32::try_from(cost).unwrap_or(u32::MAX))
+            .with_rescans(translated.rescans)
+            // Every atom of the expanded pattern matches at most 4 bytes.
+            .with_lookahead(translated.size.saturating_mul(4))
+            .with_compiled_bytes(bytes))
+    }
+}
+
+/// Fuel for reading, translating and measuring `pattern` at run time (a
+/// miss of the VM's regex cache), charged before anything is done:
+/// `64 + 32 * bytes + 16 * size`, `size` being the estimated automaton
+/// states (see [`STATES_PER_COST`]). Building the regex is charged next,
+/// once its compiled size is known ([`Prepared::compiled_bytes`], one fuel
+/// per byte, see `vm::COMPILED_BYTES_PER_FUEL`). Measured in a release
+/// build, the probe stops within about 10 ms for any pattern (at its 1 MiB
+/// size limit, `\pL{100}`), within about 60 ns per fuel unit of this
+/// charge. A pattern that fails to translate costs the first two terms.
 pub fn compile_fuel(pattern: &str) -> u64 {
     let size = translate(pattern).map_or(0, |t| t.size);
     64u64
@@ -425,6 +554,7 @@ const ANY_SIZE: u64 = 8;
 const UNICODE_CLASS_SIZE: u64 = 256;
 
 /// A pattern translated for the `regex` crate, with a size estimate.
+#[derive(Debug)]
 struct Translated {
     /// The pattern in the crate's syntax.
     pattern: String,

@@ -18,6 +18,9 @@
 mod calls;
 pub mod ops;
 mod timer;
+mod regex_cache;
+
+pub use regex_cache::{COMPILED_BYTES_PER_FUEL, REGEX_CACHE, REGEX_CACHE_BYTES};
 
 use std::sync::Arc;
 
@@ -36,8 +39,6 @@ use crate::value::{Array, HEADER_BYTES, Key, Map, Object, Regex, SLOT_BYTES, Val
 
 /// Instructions between two checks of the time limits and the cancellation flag.
 const CHUNK: u64 = 1024;
-/// Regexes kept by [`Runtime::regex`]'s cache.
-const REGEX_CACHE: usize = 16;
 
 /// How deep callbacks called by built-ins (`map`, `sort`, `reduce`, ...)
 /// may nest, whatever [`Limits::call_depth`] says. Closure-to-closure calls
@@ -140,7 +141,8 @@ pub struct Vm {
     scratch: Option<Value>,
     /// Reused buffer of string concatenation.
     text: String,
-    regexes: Vec<(Box<str>, Box<str>, Arc<Regex>)>,
+    /// Regexes compiled from run-time patterns ([`Runtime::regex`]).
+    regexes: regex_cache::RegexCache,
     /// SplitMix64 stream of per-run seeds for [`Randomness::Entropy`],
     /// seeded from the operating system on first use.
     entropy: Option<u64>,
@@ -2179,30 +2181,31 @@ impl Runtime for Exec<'_> {
     }
 
     fn regex(&mut self, pattern: &str, flags: &str) -> Result<Arc<Regex>, Error> {
-        let cache = &mut self.vm.regexes;
         // Looking the pattern up compares its text with each cached one of
         // the same length: charged per byte, like any text a built-in reads.
-        let same_length = cache.iter().filter(|(p, _, _)| p.len() == pattern.len());
-        let work = (same_length.count() as u64)
-            .saturating_mul(pattern.len() as u64 / crate::format::BYTES_PER_FUEL);
-        self.vm.fuel(work)?;
-        let cache = &mut self.vm.regexes;
-        if let Some(i) = cache
-            .iter()
-            .position(|(p, f, _)| &**p == pattern && &**f == flags)
-        {
-            let entry = cache.remove(i);
-            let r = entry.2.clone();
-            cache.push(entry);
+        self.vm.fuel(self.vm.regexes.lookup_fuel(pattern))?;
+        if let Some(r) = self.vm.regexes.get(pattern, flags) {
             return Ok(r);
         }
+        // A miss: paid for before anything is compiled, then measured
+        // within the memory the run has left, then charged for its
+        // compiled size (fuel and memory) before the crate builds it.
         self.vm.fuel(stdlib::regex::compile_fuel(pattern))?;
-        let r = Arc::new(stdlib::regex::compile(pattern, flags)?);
-        let cache = &mut self.vm.regexes;
-        if cache.len() >= REGEX_CACHE {
-            cache.remove(0);
-        }
-        cache.push((pattern.into(), flags.into(), r.clone()));
+        let b = &self.vm.budget;
+        let left = b
+            .memory_limit
+            .map_or(u64::MAX, |limit| limit.saturating_sub(b.memory_used));
+        let prepared = stdlib::regex::prepare(pattern, flags, left).map_err(|r| match r {
+            stdlib::regex::Refusal::Invalid(e) => e,
+            stdlib::regex::Refusal::OverAllowance => {
+                Error::new(ErrorKind::Memory, "Memory limit exceeded")
+            }
+        })?;
+        let bytes = prepared.compiled_bytes();
+        self.vm.fuel(bytes / COMPILED_BYTES_PER_FUEL)?;
+        self.vm.alloc(bytes)?;
+        let r = Arc::new(prepared.build()?);
+        self.vm.regexes.insert(pattern, flags, r.clone());
         Ok(r)
     }
 }

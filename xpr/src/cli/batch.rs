@@ -22,48 +22,82 @@ use super::json_in::{self, Conv, JsonError, ValueSeed, Wanted};
 use super::json_out::{self, Out, write_str};
 use super::{BatchArgs, Exit};
 
-/// Compiled programs (and compile errors) by expression text, bounded; the
-/// least recently used entry is dropped first.
+/// Compiled programs (and compile errors) by expression text, bounded in
+/// entries and in bytes (each entry counts its text and
+/// [`Program::heap_bytes`], compiled regex literals included); the least
+/// recently used entry is dropped first.
 struct Cache {
-    entries: HashMap<Box<str>, (Result<Program, Error>, u64)>,
+    entries: HashMap<Box<str>, CacheEntry>,
     capacity: usize,
+    max_bytes: u64,
+    bytes: u64,
     clock: u64,
 }
 
+struct CacheEntry {
+    result: Result<Program, Error>,
+    bytes: u64,
+    used: u64,
+}
+
+/// Bytes an entry counts beyond its text and program: the map's slot and
+/// the entry's own fields.
+const ENTRY_BYTES: u64 = 128;
+
 impl Cache {
-    fn new(capacity: usize) -> Self {
+    fn new(capacity: usize, max_bytes: u64) -> Self {
         Cache {
             entries: HashMap::new(),
             capacity,
+            max_bytes,
+            bytes: 0,
             clock: 0,
         }
     }
 
     /// The compiled form of `source`, compiling it on a miss. With a zero
-    /// capacity nothing is kept.
+    /// capacity nothing is kept, nor is an entry bigger than the byte bound.
     fn get(&mut self, engine: &Engine, source: &str) -> Result<Program, Error> {
         self.clock += 1;
-        if let Some((result, used)) = self.entries.get_mut(source) {
-            *used = self.clock;
-            return result.clone();
+        if let Some(entry) = self.entries.get_mut(source) {
+            entry.used = self.clock;
+            return entry.result.clone();
         }
         let result = engine.compile(source);
-        if self.capacity == 0 {
+        let held = match &result {
+            Ok(program) => program.heap_bytes(),
+            Err(e) => e.message().len() as u64,
+        };
+        let bytes = ENTRY_BYTES
+            .saturating_add(source.len() as u64)
+            .saturating_add(held);
+        if self.capacity == 0 || bytes > self.max_bytes {
             return result;
         }
-        if self.entries.len() >= self.capacity {
-            // O(capacity), on misses only: small next to a compile.
+        while !self.entries.is_empty()
+            && (self.entries.len() >= self.capacity
+                || self.bytes.saturating_add(bytes) > self.max_bytes)
+        {
+            // O(entries), on misses only: small next to a compile.
             let oldest = self
                 .entries
                 .iter()
-                .min_by_key(|(_, (_, used))| *used)
+                .min_by_key(|(_, e)| e.used)
                 .map(|(k, _)| k.clone());
-            if let Some(key) = oldest {
-                self.entries.remove(&key);
+            let Some(key) = oldest else { break };
+            if let Some(old) = self.entries.remove(&key) {
+                self.bytes = self.bytes.saturating_sub(old.bytes);
             }
         }
-        self.entries
-            .insert(source.into(), (result.clone(), self.clock));
+        self.bytes = self.bytes.saturating_add(bytes);
+        self.entries.insert(
+            source.into(),
+            CacheEntry {
+                result: result.clone(),
+                bytes,
+                used: self.clock,
+            },
+        );
         result
     }
 }
@@ -266,7 +300,7 @@ fn evaluate(
 /// Runs `xpr batch`.
 pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
     let engine = args.limits.engine();
-    let mut cache = Cache::new(args.cache);
+    let mut cache = Cache::new(args.cache, args.cache_bytes);
     let mut stdin = std::io::BufReader::with_capacity(64 << 10, std::io::stdin().lock());
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let mut line = Vec::new();
@@ -336,7 +370,7 @@ mod tests {
     #[test]
     fn cache_keeps_at_most_capacity_and_drops_the_least_recent() {
         let engine = Engine::new();
-        let mut cache = Cache::new(2);
+        let mut cache = Cache::new(2, 1 << 20);
         for src in ["1", "2", "1", "3"] {
             let _ = cache.get(&engine, src);
         }
@@ -344,14 +378,55 @@ mod tests {
         assert!(cache.entries.contains_key("1"));
         assert!(cache.entries.contains_key("3"));
         assert!(!cache.entries.contains_key("2"));
-        let mut none = Cache::new(0);
+        let mut none = Cache::new(0, 1 << 20);
         let _ = none.get(&engine, "1");
         assert!(none.entries.is_empty());
     }
 
+    /// `[/R0/, /R1/, ...]`: `n` distinct regex literals of about 1.5 MB
+    /// of compiled size each (issue 11: four such requests held 3 GB in
+    /// the cache).
+    fn heavy(tag: usize, n: usize) -> String {
+        let literals: Vec<String> = (0..n)
+            .map(|i| format!("/(?i)\\pL{{24}}{tag}_{i}/"))
+            .collect();
+        format!("[{}].length", literals.join(","))
+    }
+
+    #[test]
+    fn cache_is_bounded_in_bytes_compiled_regexes_included() {
+        let engine = Engine::new();
+        let mut cache = Cache::new(1024, 4 << 20);
+        let one = engine
+            .compile(&heavy(0, 1))
+            .map(|p| p.heap_bytes())
+            .unwrap_or(0);
+        assert!(one > 1_000_000, "{one}");
+        for tag in 0..6 {
+            assert!(cache.get(&engine, &heavy(tag, 1)).is_ok());
+            assert!(cache.bytes <= 4 << 20, "{}", cache.bytes);
+        }
+        // Two such programs fit in 4 MiB, not three.
+        assert_eq!(cache.entries.len(), 2);
+        assert!(cache.entries.contains_key(heavy(5, 1).as_str()));
+        let counted: u64 = cache.entries.values().map(|e| e.bytes).sum();
+        assert_eq!(counted, cache.bytes);
+        // A program bigger than the whole bound is compiled, not kept.
+        let mut small = Cache::new(1024, one / 2);
+        assert!(small.get(&engine, &heavy(0, 1)).is_ok());
+        assert!(small.entries.is_empty());
+        assert_eq!(small.bytes, 0);
+        // Many small programs: bounded by the entry count as before.
+        let mut many = Cache::new(3, 1 << 30);
+        for i in 0..10 {
+            let _ = many.get(&engine, &format!("{i} + 1"));
+        }
+        assert_eq!(many.entries.len(), 3);
+    }
+
     fn answer_text(line: &str) -> String {
         let engine = Engine::new();
-        let mut cache = Cache::new(4);
+        let mut cache = Cache::new(4, 1 << 20);
         let mut text = Vec::new();
         let result = json_out::write_to(&mut text, 16, |out| {
             answer(7, line.as_bytes(), &engine, &mut cache, out)

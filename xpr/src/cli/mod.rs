@@ -195,6 +195,11 @@ pub struct BatchArgs {
     /// Compiled programs kept, by expression text (least recently used goes first).
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub cache: usize,
+    /// Bytes the cached programs may hold together (bytecode, constants
+    /// and compiled regex literals, estimated); a program bigger than this
+    /// is compiled for its line and not kept.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub cache_bytes: u64,
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
@@ -279,6 +284,10 @@ pub struct LimitArgs {
     /// Maximum expression length, in characters, or `none`.
     #[arg(long, value_name = "N", value_parser = parse_budget)]
     pub max_length: Option<Budget>,
+    /// Compiled bytes the expression's regex literals may take together,
+    /// or `none` (each regex keeps its own limits).
+    #[arg(long, value_name = "BYTES", value_parser = parse_budget)]
+    pub max_regex_bytes: Option<Budget>,
     /// Deepest nesting of arrays and objects a value may have, built or
     /// read (JSON input included; `[]` is 1 level), or `none`.
     #[arg(long, value_name = "N", value_parser = parse_budget)]
@@ -328,6 +337,7 @@ impl LimitArgs {
         apply(&mut limits.max_length, self.max_length, |n| {
             usize::try_from(n).unwrap_or(usize::MAX)
         });
+        apply(&mut limits.max_regex_bytes, self.max_regex_bytes, |n| n);
         limits.value_depth = self.value_depth();
         let engine = xpr::Engine::new().with_limits(limits);
         match self.seed {
