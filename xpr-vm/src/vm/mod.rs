@@ -17,8 +17,8 @@
 
 mod calls;
 pub mod ops;
-mod timer;
 mod regex_cache;
+mod timer;
 
 pub use regex_cache::{COMPILED_BYTES_PER_FUEL, REGEX_CACHE, REGEX_CACHE_BYTES};
 
