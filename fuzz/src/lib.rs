@@ -34,7 +34,14 @@ pub fn context() -> &'static xpr::Value {
             "ss": ["b", "a", "c"],
             "o": {"a": 1, "b": {"c": [1, 2]}, "__proto__": 5},
             "items": [{"name": "pen", "price": 3}, {"name": "desk", "price": 120}],
-            "t": 1705320000000u64
+            "t": 1705320000000u64,
+            // Long strings: search, comparison, copies and date formats
+            // over data the run did not build (and was not charged for).
+            "big": "x".repeat(1 << 20),
+            "bigu": "é😀a".repeat(1 << 16),
+            "lines": "line one\nfoo bar baz\r\n".repeat(1 << 14),
+            "bigs": (0..8).map(|i| format!("{}{i}", "y".repeat(1 << 16))).collect::<Vec<_>>(),
+            "fmt": "yyyy-MM-dd HH:mm:ss.SSS ".repeat(1 << 12)
         });
         xpr::Value::from_json(&json).unwrap_or(xpr::Value::Null)
     })
