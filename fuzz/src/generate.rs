@@ -23,7 +23,7 @@ use build::{e, name};
 
 /// Names the context defines, plus some it does not and a restricted one.
 const FIELDS: &[&str] = &[
-    "n", "x", "s", "b", "z", "xs", "ss", "o", "items", "t", "missing", "PI", "big", "bigu",
+    "n", "x", "s", "b", "z", "xs", "ss", "o", "items", "t", "missing", "PI", "big", "huge", "bigu",
     "lines", "bigs", "fmt",
 ];
 /// Names generated bindings use.

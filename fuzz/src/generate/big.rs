@@ -54,7 +54,7 @@ const FORMATS: &[&str] = &[
     "dd/MM/yyyy ",
 ];
 /// Names of the context's long values.
-const LONG_FIELDS: &[&str] = &["big", "bigu", "lines", "fmt"];
+const LONG_FIELDS: &[&str] = &["big", "huge", "bigu", "lines", "fmt"];
 
 fn count(u: &mut Unstructured) -> Result<Expr> {
     Ok(num(*u.choose(REPEATS)?))

@@ -300,7 +300,7 @@ fn subject(u: &mut Unstructured, depth: u32) -> Result<Expr> {
     Ok(match u.int_in_range(0..=5)? {
         0 if depth > 0 => expr(u, depth - 1)?,
         1 | 2 => string(pick(u, SUBJECTS)?),
-        3 => ident(pick(u, &["s", "big", "bigu", "lines"])?),
+        3 => ident(pick(u, &["s", "big", "huge", "bigu", "lines"])?),
         _ => big::long_string(u, depth.saturating_sub(1))?,
     })
 }
