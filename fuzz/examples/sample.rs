@@ -4,12 +4,31 @@
 //! target does (with its checks) and prints its
 //! outcome (value kind or error kind, fuel, memory, time), then a summary
 //! by outcome.
+//!
+//! `cargo run --release --example sample -- FILE...` prints the expression
+//! the run target generates from each file (a fuzz artifact or corpus
+//! entry), for turning a failure into a plain reproducer.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let files: Vec<&String> = args
+        .iter()
+        .filter(|a| std::path::Path::new(a).is_file())
+        .collect();
+    if !files.is_empty() {
+        for f in files {
+            let bytes = std::fs::read(f).unwrap_or_default();
+            let mut u = arbitrary::Unstructured::new(&bytes);
+            match xpr_fuzz::generate::expression(&mut u) {
+                Ok(src) => println!("{src}"),
+                Err(e) => eprintln!("{f}: no expression ({e})"),
+            }
+        }
+        return;
+    }
     let run = args.iter().any(|a| a == "--run");
     let mut nums = args.iter().filter_map(|a| a.parse::<u64>().ok());
     let count = nums.next().unwrap_or(20) as usize;
