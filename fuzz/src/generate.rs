@@ -1,6 +1,17 @@
 //! An `arbitrary`-driven generator of well-formed XPR ASTs, printed to
 //! source with `xpr_syntax::print`, so the fuzzer reaches the compiler and
 //! the VM instead of stopping at parse errors.
+//!
+//! Besides random trees over every kind of node, it builds two families of
+//! targeted subtrees: regex patterns (literals with flags, pattern strings,
+//! patterns built at run time) passed to every regex built-in
+//! ([`regex`]), and large-string workloads: strings of millions of
+//! characters, arrays of long strings, and the built-ins whose work grows
+//! with their length ([`big`]).
+
+mod big;
+mod build;
+mod regex;
 
 use arbitrary::{Result, Unstructured};
 use xpr_syntax::ast::{
@@ -8,23 +19,21 @@ use xpr_syntax::ast::{
     ObjectPattern, ObjectPatternEntry, Pattern, Property, Span, UnaryOp,
 };
 
+use build::{e, name};
+
 /// Names the context defines, plus some it does not and a restricted one.
 const FIELDS: &[&str] = &[
-    "n", "x", "s", "b", "z", "xs", "ss", "o", "items", "t", "missing", "PI",
+    "n", "x", "s", "b", "z", "xs", "ss", "o", "items", "t", "missing", "PI", "big", "huge", "bigu",
+    "lines", "bigs", "fmt",
 ];
 /// Names generated bindings use.
 const LOCALS: &[&str] = &["a", "c", "d", "e", "f", "g"];
-/// Property names: some present in the context, some methods, some restricted.
-const PROPS: &[&str] = &[
-    "a",
-    "b",
-    "c",
-    "name",
-    "price",
-    "length",
-    "__proto__",
-    "constructor",
-];
+/// Property names: some present in the context, some methods.
+const PROPS: &[&str] = &["a", "b", "c", "name", "price", "length"];
+/// Restricted property names: any use is a compile or access error, so
+/// they come rarely (an error there ends the whole expression early).
+const RESTRICTED: &[&str] = &["__proto__", "constructor", "prototype"];
+
 /// Global functions.
 const FUNCTIONS: &[&str] = &[
     "round",
@@ -106,6 +115,9 @@ const METHODS: &[&str] = &[
     "contains",
     "match",
     "test",
+    "endsWith",
+    "trimStart",
+    "padEnd",
 ];
 const STRINGS: &[&str] = &[
     "",
@@ -119,6 +131,9 @@ const STRINGS: &[&str] = &[
     "\\d+",
     "$1-$&",
     "2024-01-31",
+    "$&$1$`",
+    "(?i)\\pL{24}",
+    "yyyy-MM-dd HH:mm:ss.SSS",
 ];
 const REGEXES: &[(&str, &str)] = &[
     ("\\d+", ""),
@@ -128,17 +143,11 @@ const REGEXES: &[(&str, &str)] = &[
     ("[/]", ""),
 ];
 
-fn e(kind: ExprKind) -> Expr {
-    Expr {
-        kind,
-        span: Span::default(),
-    }
-}
-
-fn name(s: &str) -> Name {
-    Name {
-        name: s.to_string(),
-        span: Span::default(),
+fn prop(u: &mut Unstructured) -> Result<&'static str> {
+    if u.ratio(1, 64)? {
+        pick(u, RESTRICTED)
+    } else {
+        pick(u, PROPS)
     }
 }
 
@@ -151,7 +160,13 @@ fn pick<'a>(u: &mut Unstructured, xs: &'a [&'a str]) -> Result<&'a str> {
 /// # Errors
 /// When the input bytes run out before anything is generated.
 pub fn expression(u: &mut Unstructured) -> Result<String> {
-    let expr = expr(u, 6)?;
+    // A third of the expressions are a targeted subtree at the top, so
+    // that they run instead of failing first on a random operand.
+    let expr = match u.int_in_range(0..=5)? {
+        0 => regex::call_expr(u, 4)?,
+        1 => big::workload(u, 4)?,
+        _ => expr(u, 6)?,
+    };
     Ok(xpr_syntax::print(&expr))
 }
 
@@ -174,11 +189,15 @@ fn leaf(u: &mut Unstructured) -> Result<Expr> {
         2 | 3 => e(ExprKind::Number(number(u)?)),
         4 => e(ExprKind::String(pick(u, STRINGS)?.to_string())),
         5 => {
-            let (p, f) = *u.choose(REGEXES)?;
-            e(ExprKind::Regex {
-                pattern: p.to_string(),
-                flags: f.to_string(),
-            })
+            if u.arbitrary()? {
+                regex::literal(u)?
+            } else {
+                let (p, f) = *u.choose(REGEXES)?;
+                e(ExprKind::Regex {
+                    pattern: p.to_string(),
+                    flags: f.to_string(),
+                })
+            }
         }
         6 => e(ExprKind::Ident(pick(u, LOCALS)?.to_string())),
         _ => e(ExprKind::Ident(pick(u, FIELDS)?.to_string())),
@@ -224,7 +243,7 @@ fn pattern(u: &mut Unstructured, depth: u32, used: &mut Vec<String>) -> Result<P
     if u.arbitrary()? {
         let mut entries = Vec::new();
         for _ in 0..u.int_in_range(0..=2)? {
-            let key = name(pick(u, PROPS)?);
+            let key = name(prop(u)?);
             let target = Pattern::Ident(fresh(u, used)?);
             let default = if u.ratio(1, 3)? { Some(leaf(u)?) } else { None };
             entries.push(ObjectPatternEntry {
@@ -283,7 +302,7 @@ fn expr(u: &mut Unstructured, depth: u32) -> Result<Expr> {
         return leaf(u);
     }
     let d = depth - 1;
-    Ok(match u.int_in_range(0..=17)? {
+    Ok(match u.int_in_range(0..=20)? {
         0 => leaf(u)?,
         1 => e(ExprKind::Array(elements(u, d)?)),
         2 => {
@@ -293,7 +312,7 @@ fn expr(u: &mut Unstructured, depth: u32) -> Result<Expr> {
                     props.push(Property::Spread(expr(u, d)?, Span::default()));
                 } else {
                     props.push(Property::KeyValue {
-                        key: name(pick(u, PROPS)?),
+                        key: name(prop(u)?),
                         value: expr(u, d)?,
                     });
                 }
@@ -304,7 +323,7 @@ fn expr(u: &mut Unstructured, depth: u32) -> Result<Expr> {
             let optional = u.ratio(1, 3)?;
             let member = e(ExprKind::Member {
                 object: boxed(u, d)?,
-                property: name(pick(u, PROPS)?),
+                property: name(prop(u)?),
                 optional,
             });
             if optional {
@@ -409,6 +428,9 @@ fn expr(u: &mut Unstructured, depth: u32) -> Result<Expr> {
                 body: boxed(u, d)?,
             })
         }
+        17 => regex::call_expr(u, d)?,
+        18 => big::workload(u, d)?,
+        19 => big::long_string(u, d)?,
         _ => {
             let n = u.int_in_range(0..=2)?;
             let exprs = (0..n).map(|_| expr(u, d)).collect::<Result<Vec<_>>>()?;
@@ -418,4 +440,97 @@ fn expr(u: &mut Unstructured, depth: u32) -> Result<Expr> {
             e(ExprKind::Template { quasis, exprs })
         }
     })
+}
+
+/// `count` expressions generated from pseudo-random bytes (a fixed
+/// sequence for each `seed`): for looking at the generator's output and
+/// for tests.
+pub fn samples(seed: u64, count: usize) -> Vec<String> {
+    let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let bytes: Vec<u8> = (0..4096)
+            .map(|_| {
+                // SplitMix64.
+                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                (z ^ (z >> 31)) as u8
+            })
+            .collect();
+        if let Ok(src) = expression(&mut Unstructured::new(&bytes)) {
+            out.push(src);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the generator prints parses back, so the run target reaches
+    /// the compiler and the VM (a regex literal that does not lex, say,
+    /// would leave them untested).
+    #[test]
+    fn generated_expressions_parse() {
+        let opts = xpr_syntax::ParseOptions {
+            max_length: None,
+            max_depth: None,
+        };
+        for src in samples(7, 3000) {
+            if let Err(err) = xpr_syntax::parse_with(&src, &opts) {
+                panic!("generated expression does not parse: {src:?}: {err:?}");
+            }
+        }
+    }
+
+    /// Every regex pattern the generator makes lexes back as the same
+    /// literal.
+    #[test]
+    fn regex_literals_lex_as_generated() {
+        for seed in 0..2000u64 {
+            let bytes: Vec<u8> = (0..256u64)
+                .map(|i| (seed.wrapping_mul(31).wrapping_add(i * 131) % 251) as u8)
+                .collect();
+            let mut u = Unstructured::new(&bytes);
+            let Ok(expr) = regex::literal(&mut u) else {
+                continue;
+            };
+            let src = xpr_syntax::print(&expr);
+            let parsed = xpr_syntax::parse(&src).map(|a| a.kind);
+            match (&expr.kind, parsed) {
+                (
+                    ExprKind::Regex { pattern, flags },
+                    Ok(ExprKind::Regex {
+                        pattern: p,
+                        flags: f,
+                    }),
+                ) => assert_eq!((pattern, flags), (&p, &f), "{src}"),
+                (_, other) => panic!("{src} parsed as {other:?}"),
+            }
+        }
+    }
+
+    /// The three families of targeted subtrees all occur.
+    #[test]
+    fn samples_reach_regex_builtins_and_long_strings() {
+        let all = samples(3, 2000).join("\n");
+        for needle in [
+            "matchAll(",
+            "replacePattern(",
+            ".test(",
+            ".split(/",
+            ".repeat(1000000)",
+            ".sortBy(",
+            ".unique()",
+            "formatDate(",
+            "\"$&\"",
+            "\\pL",
+            "big",
+        ] {
+            assert!(all.contains(needle), "no sample contains {needle:?}");
+        }
+    }
 }

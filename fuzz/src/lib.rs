@@ -1,17 +1,58 @@
 //! Helpers for the fuzz targets: a generator of well-formed expressions and
-//! a runner with small budgets.
+//! a runner with small budgets that checks the guarantees a run must keep.
 
 pub mod generate;
 
 use std::sync::OnceLock;
+
+/// The run target's fuel budget: small, so that an execution takes
+/// milliseconds and the fuzzer gets thousands per second.
+pub const FUEL: u64 = 200_000;
+/// The run target's memory budget (logical bytes), likewise small; a
+/// string of a few million characters still fits.
+pub const MEMORY: u64 = 4 << 20;
+/// How far the real heap may grow during one compile and run. The memory
+/// budget counts logical bytes, so growth slack (strings and arrays grow
+/// by doubling: up to 2x), indexes, compiled regexes and the compiler's
+/// own structures come on top: measured peaks of ordinary runs are about
+/// twice the bytes charged, plus about 1.3 MB per large compiled regex.
+/// An uncounted structure several times the size of the data does not
+/// fit: with the fuel budget a built-in touches at most about 3 MB, so an
+/// uncounted copy of 8 bytes a character (issue 11's date formats) is
+/// caught, and so are a dozen large regex literals compiled outside the
+/// budgets. See [`run_capped`].
+pub const HEAP_ALLOWANCE: usize = 4 * MEMORY as usize + (4 << 20);
+
+/// The allocator of the targets that run expressions: the system's, with
+/// a count of the bytes in use and a cap that [`run_capped`] sets.
+pub type Heap = cap::Cap<std::alloc::System>;
+
+/// A [`Heap`] without a cap, for `#[global_allocator]`.
+pub const fn heap() -> Heap {
+    cap::Cap::new(std::alloc::System, usize::MAX)
+}
+
+/// [`run_small`] with `heap` (the global allocator) capped at
+/// [`HEAP_ALLOWANCE`] bytes above what is in use before: memory a run
+/// uses without charging it to the budget aborts the process (`memory
+/// allocation of N bytes failed`), which the fuzzer reports as a crash.
+pub fn run_capped(heap: &Heap, src: &str) {
+    // Built once, before the heap is measured.
+    let _ = context();
+    let _ = small_engine();
+    let base = heap.allocated();
+    let _ = heap.set_limit(base.saturating_add(HEAP_ALLOWANCE));
+    run_small(src);
+    let _ = heap.set_limit(usize::MAX);
+}
 
 /// Budgets small enough that every run ends in milliseconds.
 pub fn small_engine() -> &'static xpr::Engine {
     static ENGINE: OnceLock<xpr::Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
         let limits = xpr::Limits {
-            fuel: Some(200_000),
-            memory: Some(4 << 20),
+            fuel: Some(FUEL),
+            memory: Some(MEMORY),
             timeout: None,
             wall_timeout: None,
             max_length: Some(20_000),
@@ -35,24 +76,72 @@ pub fn context() -> &'static xpr::Value {
             "ss": ["b", "a", "c"],
             "o": {"a": 1, "b": {"c": [1, 2]}, "__proto__": 5},
             "items": [{"name": "pen", "price": 3}, {"name": "desk", "price": 120}],
-            "t": 1705320000000u64
+            "t": 1705320000000u64,
+            // Long strings: search, comparison, copies and date formats
+            // over data the run did not build (and was not charged for).
+            "big": "x".repeat(1 << 20),
+            "huge": "x".repeat(3 << 20),
+            "bigu": "é😀a".repeat(1 << 16),
+            "lines": "line one\nfoo bar baz\r\n".repeat(1 << 14),
+            "bigs": (0..8).map(|i| format!("{}{i}", "y".repeat(1 << 16))).collect::<Vec<_>>(),
+            "fmt": "yyyy-MM-dd HH:mm:ss.SSS ".repeat(1 << 12)
         });
         xpr::Value::from_json(&json).unwrap_or(xpr::Value::Null)
     })
 }
 
-/// Compiles and runs `src` with small budgets; panics only on a broken
-/// guarantee (memory counted beyond the budget).
+/// Compiles and runs `src` with small budgets and checks what must hold
+/// whatever the expression: every error has a message and a position
+/// inside the source, no timeout, cancellation or host error can
+/// arise (there is no timeout, canceller or host function), and the fuel
+/// and memory used stay within the budgets. Panics when one does not.
 pub fn run_small(src: &str) {
     let engine = small_engine();
-    let Ok(program) = engine.compile(src) else {
-        return;
+    let program = match engine.compile(src) {
+        Ok(program) => program,
+        Err(err) => {
+            check_error(&err, src);
+            return;
+        }
     };
     let mut vm = xpr::Vm::new();
-    let _ = program.run_in(&mut vm, context());
-    let limit = engine.limits().memory.unwrap_or(u64::MAX);
+    if let Err(err) = program.run_in(&mut vm, context()) {
+        check_error(&err, src);
+        assert!(
+            !matches!(
+                err.kind(),
+                xpr::ErrorKind::Timeout | xpr::ErrorKind::Cancelled | xpr::ErrorKind::Host
+            ),
+            "impossible error kind {:?} from {src:?}",
+            err
+        );
+    }
+    let limits = engine.limits();
     assert!(
-        vm.peak_memory() <= limit,
-        "memory budget exceeded by {src:?}"
+        vm.peak_memory() <= limits.memory.unwrap_or(u64::MAX),
+        "memory budget exceeded ({} bytes) by {src:?}",
+        vm.peak_memory()
+    );
+    assert!(
+        vm.fuel_used() <= limits.fuel.unwrap_or(u64::MAX),
+        "fuel budget exceeded ({} units) by {src:?}",
+        vm.fuel_used()
+    );
+}
+
+/// An error has a message and a position inside the source (the end may
+/// be one past the last character).
+fn check_error(err: &xpr::Error, src: &str) {
+    let Some(span) = err.span() else {
+        panic!("error without a position: {err:?} from {src:?}");
+    };
+    let chars = src.chars().count();
+    assert!(
+        span.start <= span.end && (span.end as usize) <= chars,
+        "error span {span:?} outside the source ({chars} characters): {err:?} from {src:?}"
+    );
+    assert!(
+        !err.message().is_empty(),
+        "error without a message: {err:?} from {src:?}"
     );
 }
