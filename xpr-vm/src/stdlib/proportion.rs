@@ -207,3 +207,35 @@ fn grouping_by_long_keys_pays_for_hashing_and_sorting_them() {
     assert!(read >= 3000 * 2000, "{read}");
     stops_within_budget(10_000, |rt| function(rt, "fromEntries", &[pairs]));
 }
+
+#[test]
+fn replace_pays_for_every_occurrence() {
+    // `"x".repeat(n).replace("x", "")` finds n occurrences and produces
+    // nothing: it was charged for the scan alone (n / 16), 14 times less
+    // per unit of work than an ordinary run.
+    let s = Value::from("x".repeat(100_000));
+    let mut rt = TestRuntime::default();
+    let out = method(&mut rt, &s, "replace", &[Value::from("x"), Value::from("")]).unwrap();
+    assert_eq!(out, Value::from(""));
+    assert!(rt.fuel_used >= 100_000, "{}", rt.fuel_used);
+    let mut rt = limited(10_000);
+    let e = method(&mut rt, &s, "replace", &[Value::from("x"), Value::from("")]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Fuel);
+    // The empty pattern: an occurrence between every two characters.
+    let mut rt = TestRuntime::default();
+    method(&mut rt, &s, "replace", &[Value::from(""), Value::from("")]).unwrap();
+    assert!(rt.fuel_used >= 100_001, "{}", rt.fuel_used);
+    // No occurrence: the scan only.
+    let mut rt = TestRuntime::default();
+    method(&mut rt, &s, "replace", &[Value::from("y"), Value::from("")]).unwrap();
+    assert!(rt.fuel_used <= 2 + 100_001 / 16, "{}", rt.fuel_used);
+}
+
+#[test]
+fn split_pays_for_every_piece() {
+    let s = Value::from("x,".repeat(10_000));
+    let mut rt = TestRuntime::default();
+    let out = method(&mut rt, &s, "split", &[Value::from(",")]).unwrap();
+    assert_eq!(out.as_array().map(|a| a.len()), Some(10_001));
+    assert!(rt.fuel_used >= 3 * 10_001, "{}", rt.fuel_used);
+}
