@@ -151,6 +151,12 @@ const CASES: &[(&str, &str)] = &[
         "split short record",
         "range(20000).map(i => \"ab,cd,ef,\" + string(i)).map(s => s.split(\",\").length).length",
     ),
+    ("concat long", "range(3000).map(_ => q + \"!\").length"),
+    ("template long", "range(3000).map(_ => `${q}!`).length"),
+    (
+        "join long",
+        "let a = range(100).map(_ => q); range(30).map(_ => a.join(\",\").length).length",
+    ),
     (
         "contains long",
         "let s = \"x\".repeat(100000); range(300).filter(_ => s.contains(\"y\")).length",

@@ -252,6 +252,30 @@ fn objects_built_from_long_keys_are_charged_per_key_byte() {
     }
 }
 
+// ─── copies ──────────────────────────────────────────────────────────────────
+
+#[test]
+fn concatenations_and_templates_are_charged_per_byte_copied() {
+    // Each builds a 10,001-byte (or 10,002-byte) string: 625 units of
+    // copying, charged as the memory is, as if each `+` ran in turn. They
+    // were charged for memory only: 7 times the work per fuel unit of an
+    // ordinary run.
+    for src in [
+        "range(1000).map(_ => q + \"!\").length",
+        "range(1000).map(_ => `${q}!`).length",
+        "let t = q + \"\"; range(1000).map(_ => t + \"!\").length",
+        "range(500).map(_ => q + \"!\" + \"?\").length",
+    ] {
+        assert_costs(
+            src,
+            0,
+            10_000,
+            Value::Number(if src.contains("500") { 500.0 } else { 1000.0 }),
+            600_000,
+        );
+    }
+}
+
 // ─── replace and split ───────────────────────────────────────────────────────
 
 #[test]
@@ -358,8 +382,9 @@ fn a_cancellation_stops_a_sort_at_its_next_comparison() {
 fn a_cancellation_stops_an_equality_of_long_strings_before_it_reads_them() {
     // `p == t` with two distinct 10 MB strings is charged 655,360 units
     // before reading them: the charge runs the check that sees the
-    // cancellation. The budget is far below what reading them would cost
-    // after the cancellation had been missed.
+    // cancellation. The budget pays for building `t` (a 655,360-unit copy)
+    // and that comparison, not for the two comparisons after it that a
+    // missed cancellation would reach (the run would end out of fuel).
     let (kind, message) = on_small_stack(move || {
         let cancel = CancelHandle::new();
         let ctx = CancelOnRead {
@@ -368,7 +393,7 @@ fn a_cancellation_stops_an_equality_of_long_strings_before_it_reads_them() {
         };
         let config = RunConfig {
             limits: Some(Limits {
-                fuel: Some(1_000_000),
+                fuel: Some(2_000_000),
                 timeout: None,
                 ..Limits::default()
             }),

@@ -418,6 +418,15 @@ impl Vm {
         Ok(true)
     }
 
+    /// Fuel for copying `bytes` bytes of text into a new string (a
+    /// concatenation, a template), beyond the instruction's own unit:
+    /// `bytes / 16`, nothing for the short strings of the hot paths.
+    #[inline]
+    fn copy_fuel(&mut self, bytes: usize) -> Result<(), Error> {
+        let work = bytes as u64 / compare::BYTES_PER_UNIT;
+        if work > 0 { self.fuel(work) } else { Ok(()) }
+    }
+
     /// The depth check and the fuel of `upper()` / `lower()` on ASCII text
     /// of `len` bytes (see `string::change_case_owned`).
     #[inline]
@@ -1123,6 +1132,7 @@ impl<'a> Exec<'a> {
                         };
                         if let Some(bytes) = bytes {
                             tri!(self.vm.alloc(bytes as u64));
+                            tri!(self.vm.copy_fuel(bytes));
                             let mut t = std::mem::take(&mut self.vm.text);
                             let v = match (self.vm.peek(), &b) {
                                 (Value::String(x), Value::String(y)) => concat(&mut t, x, y),
@@ -1741,6 +1751,7 @@ impl<'a> Exec<'a> {
         }
         let total: usize = texts.iter().map(|t| t.len()).sum();
         self.vm.alloc(total as u64)?;
+        self.vm.copy_fuel(total)?;
         let mut s = String::with_capacity(total);
         for t in &texts {
             s.push_str(t);
@@ -2042,6 +2053,7 @@ impl<'a> Exec<'a> {
     ) -> Result<Value, Error> {
         let parts = program.parts();
         self.vm.alloc((t.len() + y.len()) as u64)?;
+        self.vm.copy_fuel(t.len() + y.len())?;
         t.push_str(y);
         loop {
             let piece = match (code.get(*ip), code.get(*ip + 1)) {
@@ -2078,6 +2090,7 @@ impl<'a> Exec<'a> {
                 self.vm.step()?;
             }
             self.vm.alloc((t.len() + z.len()) as u64)?;
+            self.vm.copy_fuel(t.len() + z.len())?;
             t.push_str(z);
         }
         if let Some(&Op::CallMethod { method, argc: 0 }) = code.get(*ip)
