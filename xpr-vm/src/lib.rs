@@ -2,6 +2,7 @@
 //! budgets, and the standard library. It knows nothing of syntax: programs
 //! come from `xpr-compiler` (or are built by hand in tests).
 
+pub mod compare;
 pub mod context;
 pub mod error;
 pub mod format;

@@ -534,126 +534,13 @@ impl Regex {
 /// content, arrays element-wise, objects by key set and values with key
 /// order ignored, regexes by pattern and flags, functions by identity.
 ///
-/// Recursion is bounded by the values' depth, itself bounded by the depth
-/// budget when values are built.
+/// Walks nested values with an explicit stack (see [`crate::compare`]),
+/// without charging: the VM and the built-ins compare with
+/// [`Value::eq_metered`], which charges as it goes.
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
-        equal(self, other, &mut 0)
+        crate::compare::equal_unmetered(self, other)
     }
-}
-
-/// Bytes of text compared (or hashed) per unit of equality work: the
-/// `BYTES_PER_FUEL` of text built-ins.
-const BYTES_PER_UNIT: u64 = 16;
-
-impl Value {
-    /// `self == other` (see the `PartialEq` impl) and the work it took, in
-    /// fuel units: one per array element or object field compared (plus
-    /// `key bytes / 16` for looking the key up), and `bytes / 16` per pair
-    /// of distinct strings of equal length compared byte by byte. Values
-    /// shared by both sides (the same `Arc`) and strings of different
-    /// lengths cost nothing more. The VM charges this for `==` and `!=`, so
-    /// that comparing large values costs in proportion to what is compared.
-    pub fn eq_with_work(&self, other: &Value) -> (bool, u64) {
-        let mut work = 0;
-        let eq = equal(self, other, &mut work);
-        (eq, work)
-    }
-}
-
-/// What [`step`] found comparing two values.
-enum Step<'a> {
-    /// Equal without looking inside (scalars, shared values).
-    Equal,
-    /// Not equal.
-    Unequal,
-    /// Equal so far: the elements or fields of two containers remain.
-    Descend(Pending<'a>),
-}
-
-/// The children of two containers still to compare.
-enum Pending<'a> {
-    Items(std::iter::Zip<std::slice::Iter<'a, Value>, std::slice::Iter<'a, Value>>),
-    Fields(indexmap::map::Iter<'a, Key, Value>, &'a Map),
-}
-
-/// Compares `a` and `b` one level deep, adding the work of that level.
-fn step<'a>(a: &'a Value, b: &'a Value, work: &mut u64) -> Step<'a> {
-    let eq = match (a, b) {
-        (Value::Null, Value::Null) => true,
-        (Value::Bool(a), Value::Bool(b)) => a == b,
-        (Value::Number(a), Value::Number(b)) => a == b,
-        (Value::String(a), Value::String(b)) => {
-            if Arc::ptr_eq(a, b) {
-                return Step::Equal;
-            }
-            if a.len() != b.len() {
-                return Step::Unequal;
-            }
-            *work = work.saturating_add(a.len() as u64 / BYTES_PER_UNIT);
-            a == b
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            if Arc::ptr_eq(a, b) {
-                return Step::Equal;
-            }
-            if a.items.len() != b.items.len() {
-                return Step::Unequal;
-            }
-            return Step::Descend(Pending::Items(a.items.iter().zip(&b.items)));
-        }
-        (Value::Object(a), Value::Object(b)) => {
-            if Arc::ptr_eq(a, b) {
-                return Step::Equal;
-            }
-            if a.map.len() != b.map.len() {
-                return Step::Unequal;
-            }
-            return Step::Descend(Pending::Fields(a.map.iter(), &b.map));
-        }
-        (Value::Regex(a), Value::Regex(b)) => a.pattern == b.pattern && a.flags == b.flags,
-        (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
-        _ => false,
-    };
-    if eq { Step::Equal } else { Step::Unequal }
-}
-
-/// Structural equality, adding its work to `work` (see [`Value::eq_with_work`]).
-///
-/// Walks nested arrays and objects with an explicit stack, never by
-/// recursion, so values of any depth (a host may raise the value-depth
-/// budget) cannot overflow the thread's stack.
-fn equal(a: &Value, b: &Value, work: &mut u64) -> bool {
-    let mut stack: smallvec::SmallVec<[Pending<'_>; 8]> = smallvec::SmallVec::new();
-    match step(a, b, work) {
-        Step::Equal => return true,
-        Step::Unequal => return false,
-        Step::Descend(p) => stack.push(p),
-    }
-    while let Some(top) = stack.last_mut() {
-        let next = match top {
-            Pending::Items(pairs) => pairs.next().map(|(x, y)| {
-                *work = work.saturating_add(1);
-                (x, Some(y))
-            }),
-            Pending::Fields(fields, other) => fields.next().map(|(k, v)| {
-                *work = work.saturating_add(1 + k.len() as u64 / BYTES_PER_UNIT);
-                (v, other.get(k))
-            }),
-        };
-        match next {
-            None => {
-                stack.pop();
-            }
-            Some((_, None)) => return false,
-            Some((x, Some(y))) => match step(x, y, work) {
-                Step::Equal => {}
-                Step::Unequal => return false,
-                Step::Descend(p) => stack.push(p),
-            },
-        }
-    }
-    true
 }
 
 impl From<f64> for Value {
@@ -770,8 +657,12 @@ mod tests {
                     v
                 };
                 let (a, b, c) = (chain(1.0), chain(1.0), chain(2.0));
-                let (eq, work) = a.eq_with_work(&b);
-                assert!(eq);
+                let mut work = 0u64;
+                let eq = a.eq_metered(&b, |units| {
+                    work += units;
+                    Ok(())
+                });
+                assert!(eq.unwrap());
                 assert!(work >= 100_000, "work {work}");
                 assert!(a != c);
             })

@@ -8,7 +8,9 @@
 //!   suite's `[1,2,3].map((...args) => args)` is `[[1],[2],[3]]`.
 //! - Fuel: [`ELEMENT_FUEL`] per element visited (including elements a
 //!   callback is called on; the call itself is charged by the VM), one per
-//!   comparison in sorts, text fuel (`1 + bytes / 16`) for text built.
+//!   comparison in sorts, text fuel (`1 + bytes / 16`) for text built, and
+//!   what comparing and hashing values reads (see [`crate::compare`]),
+//!   charged before it is read.
 //! - Memory: the logical size of each new array (`HEADER_BYTES` plus
 //!   `SLOT_BYTES` and the element's logical size per element) is charged
 //!   before the array is built; for callback results, as each one arrives.
@@ -19,9 +21,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use indexmap::map::Entry;
 
-use super::object::{finish_object, key_text, sort_fuel};
+use super::object::{finish_object, key_text};
 use super::{FunctionDef, MethodDef, no_such_method, relative_index};
+use crate::compare;
 use crate::error::{Error, ErrorKind};
 use crate::format::{display_metered, number_to_string};
 use crate::function::Arity;
@@ -31,7 +35,10 @@ use crate::value::{Array, HEADER_BYTES, Key, Map, SLOT_BYTES, Value};
 #[path = "sort.rs"]
 pub mod sort;
 
-use sort::{check_sort_keys, check_sortable, comparator_result, default_cmp, merge_sort};
+use sort::{
+    check_sort_keys, check_sortable, comparator_result, default_cmp, default_cost, merge_sort,
+    merge_sort_costed, sort_by_key,
+};
 
 /// Fuel units charged per element a method visits.
 pub const ELEMENT_FUEL: u64 = 1;
@@ -212,12 +219,6 @@ fn call1(rt: &mut dyn Runtime, f: &Value, item: &Value) -> Result<Value, Error> 
     rt.call(f, std::slice::from_ref(item))
 }
 
-/// Fuel for one structural comparison of `a` and `b`: it can walk at most
-/// the smaller of the two values.
-fn eq_fuel(a: &Value, b: &Value) -> u64 {
-    1 + a.logical_size().min(b.logical_size()) / SLOT_BYTES
-}
-
 // ─── v0.1: map, filter, reduce, find, some, every, flatMap, sort, reverse ──
 
 /// `arr.map(fn)`: `[fn(x) for x in arr]`.
@@ -364,7 +365,7 @@ fn sort(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Er
     rt.alloc(arr.logical_size())?;
     let refs: Vec<&Value> = items.iter().collect();
     let sorted = match cmp {
-        None => merge_sort(rt, refs, |_, a, b| Ok(default_cmp(a, b)))?,
+        None => merge_sort_costed(rt, refs, default_cost, |_, a, b| Ok(default_cmp(a, b)))?,
         Some(f) => merge_sort(rt, refs, |rt, a: &Value, b: &Value| {
             let pair = [a.clone(), b.clone()];
             comparator_result(&rt.call(f, &pair)?)
@@ -383,21 +384,32 @@ fn reverse(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value
 
 // ─── v0.2 ───────────────────────────────────────────────────────────────────
 
-/// The index of the first element equal (`==`, structural) to `needle`.
+/// The index of the first element equal (`==`, structural) to `needle`:
+/// one unit per element compared plus what `==` charges for it (see
+/// [`crate::compare`]), in batches, each comparison's large pieces before
+/// they are read.
 fn position(rt: &mut dyn Runtime, items: &[Value], needle: &Value) -> Result<Option<usize>, Error> {
     let mut pending = 0u64;
+    let mut found = None;
     for (i, item) in items.iter().enumerate() {
-        pending += eq_fuel(item, needle);
-        if pending >= 256 {
+        let eq = item.eq_metered(needle, |units| {
+            pending = pending.saturating_add(units);
+            if pending >= compare::BATCH {
+                rt.fuel(std::mem::take(&mut pending))?;
+            }
+            Ok(())
+        })?;
+        pending += ELEMENT_FUEL;
+        if pending >= compare::BATCH {
             rt.fuel(std::mem::take(&mut pending))?;
         }
-        if item == needle {
-            rt.fuel(pending)?;
-            return Ok(Some(i));
+        if eq {
+            found = Some(i);
+            break;
         }
     }
     rt.fuel(pending)?;
-    Ok(None)
+    Ok(found)
 }
 
 /// `arr.includes(v)`: whether some element `== v` (structural equality).
@@ -514,19 +526,41 @@ impl<'a> UniqueKey<'a> {
             Value::Function(f) => UniqueKey::Identity(Arc::as_ptr(f) as *const () as usize),
         }
     }
+
+    /// The bytes hashing this key reads (and comparing it with an equal
+    /// key it finds).
+    fn bytes(&self) -> usize {
+        match self {
+            UniqueKey::String(s) => s.len(),
+            UniqueKey::Regex(p, f) => p.len() + f.len(),
+            _ => 0,
+        }
+    }
 }
 
 /// `arr.unique()`: first occurrences, in order. Scalars compare by value;
 /// arrays and objects by identity (two equal literals are two values).
+/// Fuel: one unit per element, plus `bytes / 16` for each string (or
+/// regex pattern) hashed, charged before it is hashed, and the copy.
 fn unique(rt: &mut dyn Runtime, this_: &Value, _args: &[Value]) -> Result<Value, Error> {
     let arr = this("unique", this_)?;
     rt.fuel(units(arr.len()))?;
     let mut seen: HashSet<UniqueKey<'_>, foldhash::fast::RandomState> = HashSet::default();
-    let kept: Vec<&Value> = arr
-        .items()
-        .iter()
-        .filter(|v| seen.insert(UniqueKey::of(v)))
-        .collect();
+    let mut kept: Vec<&Value> = Vec::new();
+    let mut pending = 0u64;
+    for v in arr.items() {
+        let key = UniqueKey::of(v);
+        let bytes = key.bytes();
+        pending = pending.saturating_add(compare::hash_work(bytes));
+        if pending >= compare::BATCH {
+            rt.fuel(std::mem::take(&mut pending))?;
+        }
+        compare::touch(bytes);
+        if seen.insert(key) {
+            kept.push(v);
+        }
+    }
+    rt.fuel(pending)?;
     charge_copy(rt, kept.iter().copied())?;
     finish(rt, kept.into_iter().cloned().collect())
 }
@@ -603,20 +637,21 @@ fn group_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value
         let k = call1(rt, f, item)?;
         let key = key_text(rt, &k, "groupBy")?;
         let element = SLOT_BYTES + item.logical_size();
-        match groups.get_mut(&key) {
-            Some(group) => {
+        // One lookup per element (hashing the key, charged by `key_text`).
+        match groups.entry(key) {
+            Entry::Occupied(mut group) => {
                 rt.alloc(element)?;
-                group.push(item.clone());
+                group.get_mut().push(item.clone());
             }
-            None => {
-                rt.alloc((SLOT_BYTES + key.len() as u64 + HEADER_BYTES).saturating_add(element))?;
-                groups.insert(key, vec![item.clone()]);
+            Entry::Vacant(slot) => {
+                let header = SLOT_BYTES + slot.key().len() as u64 + HEADER_BYTES;
+                rt.alloc(header.saturating_add(element))?;
+                slot.insert(vec![item.clone()]);
             }
         }
     }
-    rt.fuel(sort_fuel(groups.len()))?;
-    groups.sort_unstable_keys();
-    let map: Map = groups
+    let sorted = sort_by_key(rt, groups.into_iter().collect())?;
+    let map: Map = sorted
         .into_iter()
         .map(|(k, v)| (k, Value::array(v)))
         .collect();
@@ -638,7 +673,12 @@ fn sort_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value,
     check_sort_keys(&keys)?;
     rt.alloc(arr.logical_size())?;
     let pairs: Vec<(&Value, &Value)> = keys.iter().zip(arr.items()).collect();
-    let sorted = merge_sort(rt, pairs, |_, a, b| Ok(default_cmp(a.0, b.0)))?;
+    let sorted = merge_sort_costed(
+        rt,
+        pairs,
+        |a, b| default_cost(a.0, b.0),
+        |_, a, b| Ok(default_cmp(a.0, b.0)),
+    )?;
     finish(rt, sorted.into_iter().map(|(_, v)| v.clone()).collect())
 }
 
@@ -770,15 +810,22 @@ fn key_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, 
     for item in arr.items() {
         let k = call1(rt, f, item)?;
         let key = key_text(rt, &k, "keyBy")?;
-        let mut bytes = SLOT_BYTES + item.logical_size();
-        if !map.contains_key(&key) {
-            bytes = bytes.saturating_add(key.len() as u64);
+        let bytes = SLOT_BYTES + item.logical_size();
+        // One lookup per element (hashing the key, charged by `key_text`).
+        match map.entry(key) {
+            Entry::Occupied(mut slot) => {
+                rt.alloc(bytes)?;
+                slot.insert(item.clone());
+            }
+            Entry::Vacant(slot) => {
+                rt.alloc(bytes.saturating_add(slot.key().len() as u64))?;
+                slot.insert(item.clone());
+            }
         }
-        rt.alloc(bytes)?;
-        map.insert(key, item.clone());
     }
-    rt.fuel(sort_fuel(map.len()))?;
-    map.sort_unstable_keys();
+    let map: Map = sort_by_key(rt, map.into_iter().collect())?
+        .into_iter()
+        .collect();
     finish_object(rt, map)
 }
 

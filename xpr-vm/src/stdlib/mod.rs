@@ -22,6 +22,9 @@ pub mod regex;
 pub mod string;
 pub mod types;
 
+#[cfg(test)]
+mod proportion;
+
 /// A global function: `(runtime, args) -> value`. Arity is checked before the call.
 pub type FunctionImpl = fn(&mut dyn Runtime, &[Value]) -> Result<Value, Error>;
 

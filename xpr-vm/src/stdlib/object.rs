@@ -9,13 +9,19 @@
 //!   `1` -> `"1"`, `true` -> `"true"`, `null` -> `"null"`, `[1,2]` -> `"[1,2]"`.
 //! - Restricted names (`__proto__`, `constructor`, `prototype`) in data pass
 //!   through unchanged: only access by name is denied (by the VM).
-//! - Fuel: one unit per key visited plus `n * ceil(log2(n + 1))` for sorting
-//!   `n` keys ([`sort_fuel`]); memory for each new array or object is charged
-//!   before it is built.
+//! - Fuel: one unit per key visited, plus the sort of the keys: one unit
+//!   per comparison (at most `n * ceil(log2 n)` for `n` keys) and
+//!   `min(len) / 16` of the two keys compared, charged before each
+//!   comparison (`sort::sort_by_key`); a key looked up or inserted is
+//!   charged `len / 16` for hashing it. Memory for each new array or object
+//!   is charged before it is built.
 
 use std::sync::Arc;
 
+use indexmap::map::Entry;
+
 use super::array::ELEMENT_FUEL;
+use super::array::sort::sort_by_key;
 use super::{FunctionDef, MethodDef, no_such_method};
 use crate::error::Error;
 use crate::format::display_metered;
@@ -54,12 +60,6 @@ pub(crate) const METHODS: &[MethodDef] = &[
     },
 ];
 
-/// Fuel for sorting `n` keys: `n * ceil(log2(n + 1))` (0 for `n == 0`).
-pub(crate) fn sort_fuel(n: usize) -> u64 {
-    let n = n as u64;
-    n.saturating_mul(u64::from(u64::BITS - n.leading_zeros()))
-}
-
 /// The object key a value stands for: a string as itself (charged
 /// `bytes / 16` fuel, for the hashing its caller does), any other value
 /// as its display form (what `string()` returns), charged as text built.
@@ -72,7 +72,8 @@ pub(crate) fn key_text(rt: &mut dyn Runtime, v: &Value, method: &str) -> Result<
     match v {
         Value::String(s) => {
             // Not built, but hashed (and compared) in full by the caller's map.
-            rt.fuel(s.len() as u64 / crate::format::BYTES_PER_FUEL)?;
+            rt.fuel(crate::compare::hash_work(s.len()))?;
+            crate::compare::touch(s.len());
             Ok(s.clone())
         }
         Value::Function(_) => Err(Error::type_error(format_args!(
@@ -118,21 +119,10 @@ fn this<'a>(name: &str, v: &'a Value) -> Result<&'a Arc<Object>, Error> {
 }
 
 /// The entries in alphabetical (code-point) key order, charging one unit
-/// of fuel per key plus the sort.
-fn sorted_entries<'a>(
-    rt: &mut dyn Runtime,
-    o: &'a Object,
-) -> Result<Vec<(&'a Key, &'a Value)>, Error> {
-    let n = o.len();
-    rt.fuel(
-        (n as u64)
-            .saturating_mul(ELEMENT_FUEL)
-            .saturating_add(sort_fuel(n)),
-    )?;
-    let mut list: Vec<(&Key, &Value)> = o.map().iter().collect();
-    // Keys are distinct and `str` order is total: an unstable sort is exact.
-    list.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    Ok(list)
+/// of fuel per key plus the sort (see [`sort_by_key`]).
+fn sorted_entries<'a>(rt: &mut dyn Runtime, o: &'a Object) -> Result<Vec<(Key, &'a Value)>, Error> {
+    rt.fuel((o.len() as u64).saturating_mul(ELEMENT_FUEL))?;
+    sort_by_key(rt, o.map().iter().map(|(k, v)| (k.clone(), v)).collect())
 }
 
 /// `obj.keys()`: the keys, alphabetically.
@@ -244,15 +234,22 @@ fn from_entries(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
             }
         };
         let key = key_text(rt, k, "fromEntries")?;
-        let mut bytes = SLOT_BYTES + v.logical_size();
-        if !map.contains_key(&key) {
-            bytes = bytes.saturating_add(key.len() as u64);
+        let bytes = SLOT_BYTES + v.logical_size();
+        // One lookup per pair (hashing the key, charged by `key_text`).
+        match map.entry(key) {
+            Entry::Occupied(mut slot) => {
+                rt.alloc(bytes)?;
+                slot.insert(v.clone());
+            }
+            Entry::Vacant(slot) => {
+                rt.alloc(bytes.saturating_add(slot.key().len() as u64))?;
+                slot.insert(v.clone());
+            }
         }
-        rt.alloc(bytes)?;
-        map.insert(key, v.clone());
     }
-    rt.fuel(sort_fuel(map.len()))?;
-    map.sort_unstable_keys();
+    let map: Map = sort_by_key(rt, map.into_iter().collect())?
+        .into_iter()
+        .collect();
     finish_object(rt, map)
 }
 
@@ -447,12 +444,5 @@ mod tests {
             e.message(),
             "Type error: fromEntries() key cannot be a function"
         );
-    }
-
-    #[test]
-    fn sort_fuel_grows_as_n_log_n() {
-        assert_eq!(sort_fuel(0), 0);
-        assert_eq!(sort_fuel(1), 1);
-        assert_eq!(sort_fuel(1024), 1024 * 11);
     }
 }

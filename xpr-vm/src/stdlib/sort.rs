@@ -9,18 +9,23 @@
 //!   heads of two runs and writes each element exactly once per pass, so it
 //!   always ends, after at most `n * ceil(log2 n)` comparisons, with a
 //!   permutation of its input;
-//! - every comparison costs one unit of fuel ([`COMPARE_FUEL`]), charged in
-//!   batches of [`FUEL_BATCH`] so that a sort under a small budget stops
-//!   after at most that many comparisons past the budget.
+//! - every comparison costs one unit of fuel ([`COMPARE_FUEL`]) plus, in
+//!   the default order, what comparing its two values reads (two distinct
+//!   strings: `min(len) / 16`, see [`crate::compare`]); charged in batches
+//!   of [`FUEL_BATCH`] units, a comparison's units before it is made, so
+//!   that a sort under a small budget stops within a batch of it, and a
+//!   comparison of long strings past the budget (or after a cancellation)
+//!   is never made.
 //!
 //! The merge is stable: on a tie the element of the left run (earlier in
 //! the input) is taken first.
 
 use std::cmp::Ordering;
 
+use crate::compare;
 use crate::error::Error;
 use crate::runtime::Runtime;
-use crate::value::Value;
+use crate::value::{Key, Value};
 
 /// Fuel units charged per comparison (on top of what a comparator callback
 /// costs through [`Runtime::call`]).
@@ -29,15 +34,17 @@ pub const COMPARE_FUEL: u64 = 1;
 /// Comparisons counted locally before they are charged to the runtime.
 const FUEL_BATCH: u64 = 256;
 
-/// Counts comparisons and charges them to the runtime in batches.
+/// Counts the fuel of comparisons and charges it to the runtime in batches.
 struct Ticker {
     pending: u64,
 }
 
 impl Ticker {
+    /// Adds the `units` of the comparison about to be made, charging the
+    /// batch first when it is full.
     #[inline]
-    fn tick(&mut self, rt: &mut dyn Runtime) -> Result<(), Error> {
-        self.pending += COMPARE_FUEL;
+    fn tick(&mut self, rt: &mut dyn Runtime, units: u64) -> Result<(), Error> {
+        self.pending = self.pending.saturating_add(units);
         if self.pending >= FUEL_BATCH {
             let units = std::mem::take(&mut self.pending);
             rt.fuel(units)?;
@@ -61,9 +68,28 @@ impl Ticker {
 ///
 /// # Errors
 /// The first error of `cmp`, or the fuel error; the sort stops there.
-pub fn merge_sort<T, F>(rt: &mut dyn Runtime, items: Vec<T>, mut cmp: F) -> Result<Vec<T>, Error>
+pub fn merge_sort<T, F>(rt: &mut dyn Runtime, items: Vec<T>, cmp: F) -> Result<Vec<T>, Error>
 where
     T: Copy,
+    F: FnMut(&mut dyn Runtime, T, T) -> Result<Ordering, Error>,
+{
+    merge_sort_costed(rt, items, |_, _| COMPARE_FUEL, cmp)
+}
+
+/// [`merge_sort`] where comparing `a` and `b` costs `cost(a, b)` fuel units
+/// (at least [`COMPARE_FUEL`]), charged before the comparison is made.
+///
+/// # Errors
+/// The first error of `cmp`, or the fuel error; the sort stops there.
+pub fn merge_sort_costed<T, C, F>(
+    rt: &mut dyn Runtime,
+    items: Vec<T>,
+    cost: C,
+    mut cmp: F,
+) -> Result<Vec<T>, Error>
+where
+    T: Copy,
+    C: Fn(T, T) -> u64,
     F: FnMut(&mut dyn Runtime, T, T) -> Result<Ordering, Error>,
 {
     let n = items.len();
@@ -80,7 +106,7 @@ where
         // with equal lengths.
         for (from, to) in src.chunks(span).zip(dst.chunks_mut(span)) {
             let (left, right) = from.split_at(width.min(from.len()));
-            merge(rt, &mut ticker, left, right, to, &mut cmp)?;
+            merge(rt, &mut ticker, left, right, to, &cost, &mut cmp)?;
         }
         std::mem::swap(&mut src, &mut dst);
         width = span;
@@ -91,21 +117,23 @@ where
 
 /// Merges the sorted runs `left` and `right` into `out`
 /// (`out.len() == left.len() + right.len()`).
-fn merge<T, F>(
+fn merge<T, C, F>(
     rt: &mut dyn Runtime,
     ticker: &mut Ticker,
     left: &[T],
     right: &[T],
     out: &mut [T],
+    cost: &C,
     cmp: &mut F,
 ) -> Result<(), Error>
 where
     T: Copy,
+    C: Fn(T, T) -> u64,
     F: FnMut(&mut dyn Runtime, T, T) -> Result<Ordering, Error>,
 {
     // Already in order (sorted or nearly sorted input): one comparison.
     if let (Some(&last), Some(&first)) = (left.last(), right.first()) {
-        ticker.tick(rt)?;
+        ticker.tick(rt, cost(last, first))?;
         if cmp(rt, last, first)? != Ordering::Greater {
             for (slot, &v) in out.iter_mut().zip(left.iter().chain(right)) {
                 *slot = v;
@@ -117,7 +145,7 @@ where
     for slot in out.iter_mut() {
         *slot = match (left.get(i), right.get(j)) {
             (Some(&a), Some(&b)) => {
-                ticker.tick(rt)?;
+                ticker.tick(rt, cost(a, b))?;
                 if cmp(rt, a, b)? == Ordering::Greater {
                     j += 1;
                     b
@@ -151,10 +179,45 @@ pub fn default_cmp(a: &Value, b: &Value) -> Ordering {
         // Never NaN: values are finite. -0 and 0 are equal (stable order kept).
         (Value::Number(x), Value::Number(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
         // UTF-8 byte order is Unicode code-point order.
-        (Value::String(x), Value::String(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Value::String(x), Value::String(y)) => compare::text_order(x, y),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         _ => Ordering::Equal,
     }
+}
+
+/// The fuel of comparing `a` and `b` in the default order: one unit, plus
+/// `min(len) / 16` for two distinct strings (see [`crate::compare`]).
+#[inline]
+pub fn default_cost(a: &Value, b: &Value) -> u64 {
+    COMPARE_FUEL + compare::order_work(a, b)
+}
+
+/// Sorts `entries` by key in code-point order (keys are distinct, so the
+/// order is total), charging each comparison one unit plus `min(len) / 16`
+/// of the two keys before it is made: object keys (`keys`, `values`,
+/// `entries`) and the objects `groupBy`, `keyBy` and `fromEntries` build.
+///
+/// # Errors
+/// The fuel error; the sort stops there.
+pub fn sort_by_key<V>(
+    rt: &mut dyn Runtime,
+    entries: Vec<(Key, V)>,
+) -> Result<Vec<(Key, V)>, Error> {
+    let order = {
+        let keys: Vec<&str> = entries.iter().map(|(k, _)| &**k).collect();
+        let key = |i: usize| keys.get(i).copied().unwrap_or_default();
+        merge_sort_costed(
+            rt,
+            (0..keys.len()).collect(),
+            |i, j| COMPARE_FUEL + compare::text_order_work(key(i), key(j)),
+            |_, i, j| Ok(compare::text_order(key(i), key(j))),
+        )?
+    };
+    let mut slots: Vec<Option<(Key, V)>> = entries.into_iter().map(Some).collect();
+    Ok(order
+        .into_iter()
+        .filter_map(|i| slots.get_mut(i).and_then(Option::take))
+        .collect())
 }
 
 /// Checks that `values` can be put in the default order: all numbers, all

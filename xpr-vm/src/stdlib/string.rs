@@ -11,7 +11,8 @@
 //! vertical tab, form feed, BOM, LF, CR, U+2028, U+2029).
 //!
 //! Fuel: `1 + bytes / 16` for the text a method scans and produces
-//! ([`text_fuel`]), plus 1 per piece `split` produces. Memory: every new
+//! ([`text_fuel`]), plus 3 per piece `split` produces ([`PIECE_FUEL`]) and
+//! 1 per occurrence `replace` replaces ([`OCCURRENCE_FUEL`]). Memory: every new
 //! string is charged its byte length through [`Runtime::alloc`] *before* it
 //! is built (`"x".repeat(1e12)` fails at once); `split` charges the array
 //! header and one slot plus the bytes of each piece. A method whose result
@@ -374,7 +375,7 @@ fn split(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value
             rt.alloc(HEADER_BYTES)?;
             let mut items = Vec::new();
             let mut push = |rt: &mut dyn Runtime, piece: &str| -> Result<(), Error> {
-                rt.fuel(1)?;
+                rt.fuel(PIECE_FUEL)?;
                 rt.alloc(SLOT_BYTES + STRING_HEADER_BYTES + piece.len() as u64)?;
                 items.push(Value::from(piece));
                 Ok(())
@@ -399,6 +400,36 @@ fn split(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Value
     Ok(Value::array(items))
 }
 
+/// Fuel per piece `split` (by a string) produces, on top of the text
+/// scanned: each piece is a new string, allocated (and later freed) on its
+/// own, which costs about three instructions (measured with
+/// `xpr-bench/examples/work_per_fuel.rs`; at one unit a split into
+/// one-character pieces did three times the work per unit of an ordinary
+/// run).
+pub(crate) const PIECE_FUEL: u64 = 3;
+
+/// Fuel per occurrence `replace` replaces (with a string pattern), on top
+/// of the text scanned and produced: finding an occurrence and copying the
+/// text around it cost about as much as an instruction each, however short
+/// the pattern (`"x".repeat(1e5).replace("x", "")` produces nothing but
+/// finds 100,000 occurrences, twice).
+pub(crate) const OCCURRENCE_FUEL: u64 = 1;
+
+/// The number of occurrences of `old` (not empty) in `s`, charging
+/// [`OCCURRENCE_FUEL`] for each as they are found (in batches of 256).
+fn count_occurrences(rt: &mut dyn Runtime, s: &str, old: &str) -> Result<u64, Error> {
+    const BATCH: u64 = 256;
+    let mut count = 0u64;
+    for _ in s.matches(old) {
+        count += 1;
+        if count % BATCH == 0 {
+            rt.fuel(BATCH * OCCURRENCE_FUEL)?;
+        }
+    }
+    rt.fuel((count % BATCH) * OCCURRENCE_FUEL)?;
+    Ok(count)
+}
+
 /// `replace(pattern, replacement)`: every occurrence. A string pattern is
 /// literal (no `$` substitution); a regex pattern replaces every match,
 /// with JavaScript's replacement patterns (`$n`, `$nn`, `$<name>`, `$&`,
@@ -415,14 +446,15 @@ fn replace(rt: &mut dyn Runtime, receiver: &Value, args: &[Value]) -> Result<Val
             let old: &str = old;
             rt.fuel(text_fuel(s.len() + old.len()))?;
             let count = if old.is_empty() {
-                char_count(s) + 1
+                let count = char_count(s) as u64 + 1;
+                rt.fuel(count.saturating_mul(OCCURRENCE_FUEL))?;
+                count
             } else {
-                s.matches(old).count()
+                count_occurrences(rt, s, old)?
             };
             if count == 0 {
                 return Ok(receiver.clone());
             }
-            let count = count as u64;
             let bytes = (s.len() as u64 - count * old.len() as u64)
                 .saturating_add(count.saturating_mul(replacement.len() as u64));
             rt.fuel(text_fuel(usize::try_from(bytes).unwrap_or(usize::MAX)))?;

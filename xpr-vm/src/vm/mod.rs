@@ -27,6 +27,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use self::calls::Hides;
+use crate::compare;
 use crate::context::{Context, Field};
 use crate::error::{Error, ErrorKind, Span};
 use crate::function::{Closure, Function, HostFunction, Meter};
@@ -419,6 +420,15 @@ impl Vm {
         Ok(true)
     }
 
+    /// Fuel for copying `bytes` bytes of text into a new string (a
+    /// concatenation, a template), beyond the instruction's own unit:
+    /// `bytes / 16`, nothing for the short strings of the hot paths.
+    #[inline]
+    fn copy_fuel(&mut self, bytes: usize) -> Result<(), Error> {
+        let work = bytes as u64 / compare::BYTES_PER_UNIT;
+        if work > 0 { self.fuel(work) } else { Ok(()) }
+    }
+
     /// The depth check and the fuel of `upper()` / `lower()` on ASCII text
     /// of `len` bytes (see `string::change_case_owned`).
     #[inline]
@@ -483,17 +493,21 @@ fn measure_array(items: &[Value]) -> (u64, u32) {
     (size, depth.saturating_add(1))
 }
 
-/// Logical size and depth of an object about to be built from key/value pairs.
-fn measure_pairs(pairs: &[Value]) -> (u64, u32) {
+/// Logical size, depth and key bytes of an object about to be built from
+/// key/value pairs.
+fn measure_pairs(pairs: &[Value]) -> (u64, u32, u64) {
     let mut size = HEADER_BYTES;
     let mut depth = 0;
+    let mut keys = 0u64;
     for pair in pairs.chunks(2) {
         if let [k, v] = pair {
-            size = size.saturating_add(SLOT_BYTES + k.logical_size() + v.logical_size());
+            let key = k.logical_size();
+            keys = keys.saturating_add(key);
+            size = size.saturating_add(SLOT_BYTES + key + v.logical_size());
             depth = depth.max(v.depth());
         }
     }
-    (size, depth.saturating_add(1))
+    (size, depth.saturating_add(1), keys)
 }
 
 /// Where the value of a global read lies (see `Exec::global`).
@@ -514,12 +528,65 @@ fn value_too_deep() -> Error {
     Error::new(ErrorKind::Depth, "Value depth limit exceeded")
 }
 
-/// `a <cmp> k` for [`Op::CompareConst`], and the work beyond one fuel unit
-/// (as `==` and the ordering operators charge it; see
-/// [`Value::eq_with_work`] and [`ops::compare_work`]).
+/// Field `key` (hashed `hash`) of the object at `stack[at]`, or null.
 #[inline(always)]
-fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
+fn field_at<'s>(stack: &'s [Value], at: usize, key: &str, hash: u64) -> &'s Value {
+    match stack.get(at) {
+        Some(Value::Object(o)) => o.get_hashed(key, hash).unwrap_or(&NULL),
+        _ => &NULL,
+    }
+}
+
+/// What [`compare_const`] and [`compare_text`] did.
+enum Compared {
+    /// Compared: the result, and the work beyond one fuel unit it took
+    /// (at most [`CHARGE_AFTER`] units, charged after the comparison).
+    Done(bool, u64),
+    /// Not compared: the comparison would take this much work, to be
+    /// charged before it is made by [`compare_const_charged`] or
+    /// [`compare_text_charged`].
+    ChargeFirst(u64),
+}
+
+/// The most work (fuel units beyond one: 1 KiB of text) a comparison with
+/// a constant does before it is charged. Larger comparisons are charged
+/// first, so that a comparison past the budget, a cancellation or the
+/// deadline never reads its operands (issue 11); the common short ones
+/// are compared at once, with no second step.
+const CHARGE_AFTER: u64 = 64;
+
+/// The result of ordering `o` for comparison `cmp` (`<`, `<=`, `>`, `>=`).
+#[inline(always)]
+fn ordered(cmp: Cmp, o: std::cmp::Ordering) -> bool {
     use std::cmp::Ordering::{Greater, Less};
+    match cmp {
+        Cmp::Lt => o == Less,
+        Cmp::Le => o != Greater,
+        Cmp::Gt => o == Greater,
+        _ => o != Less,
+    }
+}
+
+/// The symbol of an ordering comparison, for its errors.
+fn symbol(cmp: Cmp) -> &'static str {
+    match cmp {
+        Cmp::Lt => "<",
+        Cmp::Le => "<=",
+        Cmp::Gt => ">",
+        _ => ">=",
+    }
+}
+
+/// `a <cmp> k` for [`Op::CompareConst`] when its work is small, with the
+/// work beyond one fuel unit (as `==` and the ordering operators charge
+/// it; see [`crate::compare`]); else the work, to be charged before
+/// [`compare_const_charged`] compares.
+// Inlined into the dispatch loop in optimised builds only: in a debug
+// build, four inlined copies of its locals outgrew the dispatch frame
+// `NATIVE_CALL_CEILING` is calibrated for.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<Compared, Error> {
     match cmp {
         Cmp::Eq | Cmp::Ne => {
             let (eq, work) = match (a, k) {
@@ -530,59 +597,86 @@ fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
                     } else if x.len() != y.len() {
                         (false, 0)
                     } else {
-                        (bytes_eq(x.as_bytes(), y.as_bytes()), x.len() as u64 / 16)
+                        let work = x.len() as u64 / compare::BYTES_PER_UNIT;
+                        if work > CHARGE_AFTER {
+                            return Ok(Compared::ChargeFirst(work));
+                        }
+                        compare::touch(x.len());
+                        (bytes_eq(x.as_bytes(), y.as_bytes()), work)
                     }
                 }
-                _ => a.eq_with_work(k),
+                // Two containers (a constant is a scalar in compiled
+                // programs): charged first for all they may visit.
+                (Value::Array(_) | Value::Object(_), Value::Array(_) | Value::Object(_)) => {
+                    let bound = a.logical_size().min(k.logical_size()) / compare::BYTES_PER_UNIT;
+                    return Ok(Compared::ChargeFirst(bound));
+                }
+                // A scalar on one side: decided without descending.
+                _ => (a == k, 0),
             };
-            Ok((eq == (cmp == Cmp::Eq), work))
+            Ok(Compared::Done(eq == (cmp == Cmp::Eq), work))
         }
         _ => {
-            let symbol = match cmp {
-                Cmp::Lt => "<",
-                Cmp::Le => "<=",
-                Cmp::Gt => ">",
-                _ => ">=",
-            };
-            let o = ops::compare(symbol, a, k)?;
-            let r = match cmp {
-                Cmp::Lt => o == Less,
-                Cmp::Le => o != Greater,
-                Cmp::Gt => o == Greater,
-                _ => o != Less,
-            };
-            Ok((r, ops::compare_work(a, k)))
+            let work = compare::order_work(a, k);
+            if work > CHARGE_AFTER {
+                return Ok(Compared::ChargeFirst(work));
+            }
+            let o = ops::compare(symbol(cmp), a, k)?;
+            Ok(Compared::Done(ordered(cmp, o), work))
         }
+    }
+}
+
+/// `a <cmp> k` once the work [`compare_const`] asked for is charged.
+#[cold]
+#[inline(never)]
+fn compare_const_charged(a: &Value, cmp: Cmp, k: &Value) -> Result<bool, Error> {
+    match cmp {
+        Cmp::Eq | Cmp::Ne => {
+            let eq = match (a, k) {
+                (Value::String(x), Value::String(y)) => {
+                    compare::touch(x.len());
+                    bytes_eq(x.as_bytes(), y.as_bytes())
+                }
+                _ => a == k,
+            };
+            Ok(eq == (cmp == Cmp::Eq))
+        }
+        _ => Ok(ordered(cmp, ops::compare(symbol(cmp), a, k)?)),
     }
 }
 
 /// [`compare_const`] for a string the context lends as text.
 #[inline]
-fn compare_text(s: &str, cmp: Cmp, k: &Value) -> Result<(bool, u64), Error> {
-    use std::cmp::Ordering::{Greater, Less};
+fn compare_text(s: &str, cmp: Cmp, k: &Value) -> Result<Compared, Error> {
     let Value::String(y) = k else {
-        // A type mismatch: equality is false, ordering an error.
-        return compare_const(&Value::String(s.into()), cmp, k);
+        // A type mismatch: equality is false, ordering an error naming
+        // the types. The text itself is not needed (nor copied).
+        return compare_const(&Value::String(Key::from("")), cmp, k);
     };
+    let work = match cmp {
+        Cmp::Eq | Cmp::Ne => compare::text_eq_work(s, y),
+        _ => compare::text_order_work(s, y),
+    };
+    if work > CHARGE_AFTER {
+        return Ok(Compared::ChargeFirst(work));
+    }
+    compare_text_charged(s, cmp, y).map(|r| Compared::Done(r, work))
+}
+
+/// `s <cmp> y` for text lent by the context and a string constant, its
+/// work charged (or small enough to be charged after).
+#[inline]
+fn compare_text_charged(s: &str, cmp: Cmp, y: &str) -> Result<bool, Error> {
     match cmp {
         Cmp::Eq | Cmp::Ne => {
-            let (eq, work) = if s.len() != y.len() {
-                (false, 0)
-            } else {
-                (bytes_eq(s.as_bytes(), y.as_bytes()), s.len() as u64 / 16)
+            let eq = s.len() == y.len() && {
+                compare::touch(s.len());
+                bytes_eq(s.as_bytes(), y.as_bytes())
             };
-            Ok((eq == (cmp == Cmp::Eq), work))
+            Ok(eq == (cmp == Cmp::Eq))
         }
-        _ => {
-            let o = s.as_bytes().cmp(y.as_bytes());
-            let r = match cmp {
-                Cmp::Lt => o == Less,
-                Cmp::Le => o != Greater,
-                Cmp::Gt => o == Greater,
-                _ => o != Less,
-            };
-            Ok((r, s.len().min(y.len()) as u64 / 16))
-        }
+        _ => Ok(ordered(cmp, compare::text_order(s, y))),
     }
 }
 
@@ -896,13 +990,16 @@ impl<'a> Exec<'a> {
                             ip += 1;
                             charge!();
                             let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-                            let (r, work) = match found {
+                            let compared = match found {
                                 Found::Text(s) => tri!(compare_text(s, cmp, k)),
                                 _ => tri!(compare_const(self.vm.found(found, g), cmp, k)),
                             };
-                            if work > 0 {
-                                tri!(self.vm.fuel(work));
-                            }
+                            let r = tri!(self.settle(compared, |vm| match (found, k) {
+                                (Found::Text(s), Value::String(y)) => {
+                                    compare_text_charged(s, cmp, y)
+                                }
+                                _ => compare_const_charged(vm.found(found, g), cmp, k),
+                            }));
                             push_bool!(r);
                         } else {
                             // `name + "constant"` for a string `name`: the
@@ -987,14 +1084,11 @@ impl<'a> Exec<'a> {
                             ip += 1;
                             charge!();
                             let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-                            let v = match self.vm.stack.get(at) {
-                                Some(Value::Object(o)) => o.get_hashed(key, hash).unwrap_or(&NULL),
-                                _ => &NULL,
-                            };
-                            let (r, work) = tri!(compare_const(v, cmp, k));
-                            if work > 0 {
-                                tri!(self.vm.fuel(work));
-                            }
+                            let v = field_at(&self.vm.stack, at, key, hash);
+                            let compared = tri!(compare_const(v, cmp, k));
+                            let r = tri!(self.settle(compared, |vm| {
+                                compare_const_charged(field_at(&vm.stack, at, key, hash), cmp, k)
+                            }));
                             push_bool!(r);
                         } else {
                             let v = match local {
@@ -1040,6 +1134,7 @@ impl<'a> Exec<'a> {
                         };
                         if let Some(bytes) = bytes {
                             tri!(self.vm.alloc(bytes as u64));
+                            tri!(self.vm.copy_fuel(bytes));
                             let mut t = std::mem::take(&mut self.vm.text);
                             let v = match (self.vm.peek(), &b) {
                                 (Value::String(x), Value::String(y)) => concat(&mut t, x, y),
@@ -1060,28 +1155,12 @@ impl<'a> Exec<'a> {
                     Op::Div => arith!(/, tri!(self.arith(ops::div))),
                     Op::Rem => self.arith(ops::rem).map_err(|e| locate(e, proto, ip - 1))?,
                     Op::Pow => self.arith(ops::pow).map_err(|e| locate(e, proto, ip - 1))?,
-                    Op::Eq | Op::Ne => {
-                        let b = self.vm.pop();
-                        let limit = self.vm.budget.value_depth;
-                        let a = self.vm.peek();
-                        if a.depth().min(b.depth()) > limit {
-                            tri!(Err(Error::new(
-                                ErrorKind::Depth,
-                                "Value depth limit exceeded"
-                            )));
-                        }
-                        // Charged after comparing: the work of one comparison
-                        // is bounded by the smaller operand.
-                        let (eq, work) = a.eq_with_work(&b);
-                        if work > 0 {
-                            tri!(self.vm.fuel(work));
-                        }
-                        *self.vm.top() = Value::Bool(eq == (op == Op::Eq));
-                    }
+                    Op::Eq | Op::Ne => tri!(self.equality(op == Op::Eq)),
                     Op::Lt | Op::Le | Op::Gt | Op::Ge => {
                         use std::cmp::Ordering::{Greater, Less};
                         let b = self.vm.pop();
-                        let work = ops::compare_work(self.vm.peek(), &b);
+                        // Charged before the strings are read.
+                        let work = compare::order_work(self.vm.peek(), &b);
                         if work > 0 {
                             tri!(self.vm.fuel(work));
                         }
@@ -1103,10 +1182,11 @@ impl<'a> Exec<'a> {
                     }
                     Op::CompareConst { cmp, constant } => {
                         let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-                        let (r, work) = tri!(compare_const(self.vm.peek(), cmp, k));
-                        if work > 0 {
-                            tri!(self.vm.fuel(work));
-                        }
+                        let compared = tri!(compare_const(self.vm.peek(), cmp, k));
+                        let r =
+                            tri!(self.settle(compared, |vm| {
+                                compare_const_charged(vm.peek(), cmp, k)
+                            }));
                         self.vm.stack.pop();
                         push_bool!(r);
                     }
@@ -1359,6 +1439,50 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// `==` (`eq`) or `!=` on the top two values, charged as the walk
+    /// goes, before each large piece is read (see [`crate::compare`]).
+    // Kept out of the dispatch frame in debug builds (see `global`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn equality(&mut self, eq: bool) -> Result<(), Error> {
+        let b = self.vm.pop();
+        let a = self.vm.pop();
+        if a.depth().min(b.depth()) > self.vm.budget.value_depth {
+            return Err(value_too_deep());
+        }
+        let same = match (&a, &b) {
+            (Value::Number(x), Value::Number(y)) => x == y,
+            _ => a.eq_metered(&b, |units| self.vm.fuel(units))?,
+        };
+        self.vm.stack.push(Value::Bool(same == eq));
+        Ok(())
+    }
+
+    /// The result of a comparison with a constant (see [`Compared`]): its
+    /// work charged after it when small, else charged first and the
+    /// comparison then made by `again`.
+    // Kept out of the dispatch frame in debug builds (see `global`).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn settle(
+        &mut self,
+        compared: Compared,
+        again: impl FnOnce(&Vm) -> Result<bool, Error>,
+    ) -> Result<bool, Error> {
+        match compared {
+            Compared::Done(r, work) => {
+                if work > 0 {
+                    self.vm.fuel(work)?;
+                }
+                Ok(r)
+            }
+            Compared::ChargeFirst(work) => {
+                self.vm.fuel(work)?;
+                again(self.vm)
+            }
+        }
+    }
+
     #[inline]
     fn arith(&mut self, f: fn(&Value, &Value) -> Result<Value, Error>) -> Result<(), Error> {
         let b = self.vm.pop();
@@ -1546,10 +1670,15 @@ impl<'a> Exec<'a> {
     fn build_object(&mut self, start: usize) -> Result<(), Error> {
         let start = start.min(self.vm.stack.len());
         let pairs = self.vm.stack.get(start..).unwrap_or(&[]);
-        let (size, depth) = measure_pairs(pairs);
+        let (size, depth, key_bytes) = measure_pairs(pairs);
         let n = pairs.len() / 2;
         self.vm.check_depth(depth)?;
         self.vm.alloc(size)?;
+        // Inserting hashes every key (spread objects bring long ones).
+        let work = key_bytes / compare::BYTES_PER_UNIT;
+        if work > 0 {
+            self.vm.fuel(work)?;
+        }
         let mut map = Map::with_capacity_and_hasher(n, Default::default());
         let mut it = self.vm.stack.drain(start..);
         while let (Some(k), Some(v)) = (it.next(), it.next()) {
@@ -1624,6 +1753,7 @@ impl<'a> Exec<'a> {
         }
         let total: usize = texts.iter().map(|t| t.len()).sum();
         self.vm.alloc(total as u64)?;
+        self.vm.copy_fuel(total)?;
         let mut s = String::with_capacity(total);
         for t in &texts {
             s.push_str(t);
@@ -1636,7 +1766,11 @@ impl<'a> Exec<'a> {
         let src = self.vm.peek().clone();
         let v = match &src {
             Value::Object(o) => {
-                self.vm.fuel(o.len() as u64)?;
+                // A unit per field, and the hashing of its key (looked up
+                // among the named keys, then inserted into the copy).
+                let key_bytes: u64 = o.map().keys().map(|k| k.len() as u64).sum();
+                self.vm
+                    .fuel((o.len() as u64).saturating_add(key_bytes / compare::BYTES_PER_UNIT))?;
                 // A pattern may name thousands of keys: look them up in a
                 // set, not by a scan of the list per field.
                 let set: Option<std::collections::HashSet<&str>> =
@@ -1845,10 +1979,18 @@ impl<'a> Exec<'a> {
             };
             self.vm.step().map_err(|e| at(e, 1))?;
             let k = parts.constants.get(constant as usize).unwrap_or(&NULL);
-            let (r, work) = compare_const(v, cmp, k).map_err(|e| at(e, 1))?;
-            if work > 0 {
-                self.vm.fuel(work).map_err(|e| at(e, 1))?;
-            }
+            let r = match compare_const(v, cmp, k).map_err(|e| at(e, 1))? {
+                Compared::Done(r, work) => {
+                    if work > 0 {
+                        self.vm.fuel(work).map_err(|e| at(e, 1))?;
+                    }
+                    r
+                }
+                Compared::ChargeFirst(work) => {
+                    self.vm.fuel(work).map_err(|e| at(e, 1))?;
+                    compare_const_charged(v, cmp, k).map_err(|e| at(e, 1))?
+                }
+            };
             self.vm.step().map_err(|e| at(e, 2))?;
             Ok(Value::Bool(r))
         })();
@@ -1914,6 +2056,7 @@ impl<'a> Exec<'a> {
     ) -> Result<Value, Error> {
         let parts = program.parts();
         self.vm.alloc((t.len() + y.len()) as u64)?;
+        self.vm.copy_fuel(t.len() + y.len())?;
         t.push_str(y);
         loop {
             let piece = match (code.get(*ip), code.get(*ip + 1)) {
@@ -1950,6 +2093,7 @@ impl<'a> Exec<'a> {
                 self.vm.step()?;
             }
             self.vm.alloc((t.len() + z.len()) as u64)?;
+            self.vm.copy_fuel(t.len() + z.len())?;
             t.push_str(z);
         }
         if let Some(&Op::CallMethod { method, argc: 0 }) = code.get(*ip)

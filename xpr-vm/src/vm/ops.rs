@@ -172,20 +172,10 @@ pub fn compare(symbol: &str, a: &Value, b: &Value) -> Result<std::cmp::Ordering,
         (Value::Number(x), Value::Number(y)) => {
             x.partial_cmp(y).ok_or_else(|| operand_error(symbol, a, b))
         }
-        (Value::String(x), Value::String(y)) => Ok(x.as_bytes().cmp(y.as_bytes())),
+        // The same string is not read (its work is not charged either:
+        // see `compare::order_work`).
+        (Value::String(x), Value::String(y)) => Ok(crate::compare::text_order(x, y)),
         _ => Err(operand_error(symbol, a, b)),
-    }
-}
-
-/// The work, in fuel units, of [`compare`] beyond its first unit: two
-/// distinct strings are compared byte by byte, `bytes / 16` of the shorter.
-#[inline]
-pub fn compare_work(a: &Value, b: &Value) -> u64 {
-    match (a, b) {
-        (Value::String(x), Value::String(y)) if !std::sync::Arc::ptr_eq(x, y) => {
-            x.len().min(y.len()) as u64 / 16
-        }
-        _ => 0,
     }
 }
 
