@@ -41,8 +41,9 @@ pub struct Limits {
     /// calls, once the clocks have started: at the first host call, or
     /// after 16,384 fuel units (a shorter run reads no clock; the CPU clock
     /// itself is read only when the wall clock says the budget could be
-    /// spent, see [`crate::stopwatch`]). Default `Some(100 ms)` (the spec's). Spent:
-    /// [`crate::ErrorKind::Timeout`], `Expression timeout exceeded`.
+    /// spent, see [`crate::stopwatch`]). Default `Some(100 ms)` (the
+    /// spec's). Spent: [`crate::ErrorKind::Timeout`], `Expression timeout
+    /// exceeded`.
     pub timeout: Option<Duration>,
     /// Wall-clock time per run, however little CPU it uses: the ceiling
     /// that still stops a run whose host function blocks (checked when the
