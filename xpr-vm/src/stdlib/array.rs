@@ -365,7 +365,12 @@ fn sort(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Er
     rt.alloc(arr.logical_size())?;
     let refs: Vec<&Value> = items.iter().collect();
     let sorted = match cmp {
-        None => merge_sort_costed(rt, refs, default_cost, |_, a, b| Ok(default_cmp(a, b)))?,
+        // Checked above: all of one kind. Only strings cost more than a
+        // unit per comparison.
+        None if matches!(items.first(), Some(Value::String(_))) => {
+            merge_sort_costed(rt, refs, default_cost, |_, a, b| Ok(default_cmp(a, b)))?
+        }
+        None => merge_sort(rt, refs, |_, a, b| Ok(default_cmp(a, b)))?,
         Some(f) => merge_sort(rt, refs, |rt, a: &Value, b: &Value| {
             let pair = [a.clone(), b.clone()];
             comparator_result(&rt.call(f, &pair)?)
@@ -673,12 +678,18 @@ fn sort_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value,
     check_sort_keys(&keys)?;
     rt.alloc(arr.logical_size())?;
     let pairs: Vec<(&Value, &Value)> = keys.iter().zip(arr.items()).collect();
-    let sorted = merge_sort_costed(
-        rt,
-        pairs,
-        |a, b| default_cost(a.0, b.0),
-        |_, a, b| Ok(default_cmp(a.0, b.0)),
-    )?;
+    // Checked above: all numbers or all strings. Only strings cost more
+    // than a unit per comparison.
+    let sorted = if matches!(keys.first(), Some(Value::String(_))) {
+        merge_sort_costed(
+            rt,
+            pairs,
+            |a, b| default_cost(a.0, b.0),
+            |_, a, b| Ok(default_cmp(a.0, b.0)),
+        )?
+    } else {
+        merge_sort(rt, pairs, |_, a, b| Ok(default_cmp(a.0, b.0)))?
+    };
     finish(rt, sorted.into_iter().map(|(_, v)| v.clone()).collect())
 }
 

@@ -605,18 +605,21 @@ fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<Compared, Error> {
                         (bytes_eq(x.as_bytes(), y.as_bytes()), work)
                     }
                 }
-                // Two containers (a constant is a scalar in compiled
-                // programs): charged first for all they may visit.
-                (Value::Array(_) | Value::Object(_), Value::Array(_) | Value::Object(_)) => {
-                    let bound = a.logical_size().min(k.logical_size()) / compare::BYTES_PER_UNIT;
-                    return Ok(Compared::ChargeFirst(bound));
-                }
-                // A scalar on one side: decided without descending.
-                _ => (a == k, 0),
+                _ => return Ok(compare_other(a, cmp, k)),
             };
             Ok(Compared::Done(eq == (cmp == Cmp::Eq), work))
         }
         _ => {
+            // Two numbers (never NaN): the commonest ordering, at once.
+            if let (Value::Number(x), Value::Number(y)) = (a, k) {
+                let r = match cmp {
+                    Cmp::Lt => x < y,
+                    Cmp::Le => x <= y,
+                    Cmp::Gt => x > y,
+                    _ => x >= y,
+                };
+                return Ok(Compared::Done(r, 0));
+            }
             let work = compare::order_work(a, k);
             if work > CHARGE_AFTER {
                 return Ok(Compared::ChargeFirst(work));
@@ -625,6 +628,19 @@ fn compare_const(a: &Value, cmp: Cmp, k: &Value) -> Result<Compared, Error> {
             Ok(Compared::Done(ordered(cmp, o), work))
         }
     }
+}
+
+/// `a == k` (or `!=`) for [`compare_const`] beyond two numbers or two
+/// strings: a scalar on one side is decided without descending; two
+/// containers (a constant is a scalar in compiled programs, so only a
+/// hand-built one) are charged first for all they may visit.
+#[inline(never)]
+fn compare_other(a: &Value, cmp: Cmp, k: &Value) -> Compared {
+    if let (Value::Array(_) | Value::Object(_), Value::Array(_) | Value::Object(_)) = (a, k) {
+        let bound = a.logical_size().min(k.logical_size()) / compare::BYTES_PER_UNIT;
+        return Compared::ChargeFirst(bound);
+    }
+    Compared::Done((a == k) == (cmp == Cmp::Eq), 0)
 }
 
 /// `a <cmp> k` once the work [`compare_const`] asked for is charged.
