@@ -4,6 +4,7 @@
 pub mod generate;
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// The run target's fuel budget: small, so that an execution takes
 /// milliseconds and the fuzzer gets thousands per second.
@@ -23,6 +24,19 @@ pub const MEMORY: u64 = 4 << 20;
 /// budgets. See [`run_capped`].
 pub const HEAP_ALLOWANCE: usize = 4 * MEMORY as usize + (4 << 20);
 
+/// CPU time a run may take regardless of its fuel: work bounded by the
+/// memory budget rather than fuel (copying or serializing a few MiB: up
+/// to about 30 ms in the coverage-instrumented fuzz build), first-use
+/// setup, noise.
+pub const CPU_FIXED: Duration = Duration::from_millis(50);
+/// CPU time a run may take per fuel unit: about 45 times what generated
+/// expressions take on average in the instrumented fuzz build (44 ns a
+/// unit; 12 ns in an ordinary release build), so only work far out of
+/// proportion to its charge fails, on a busy machine too (the thread's
+/// CPU time, not the wall clock). Run with `XPR_FUZZ_TRACE=1` to see each
+/// run's CPU time and fuel.
+pub const CPU_PER_FUEL: Duration = Duration::from_micros(2);
+
 /// The allocator of the targets that run expressions: the system's, with
 /// a count of the bytes in use and a cap that [`run_capped`] sets.
 pub type Heap = cap::Cap<std::alloc::System>;
@@ -34,9 +48,18 @@ pub const fn heap() -> Heap {
 
 /// [`run_small`] with `heap` (the global allocator) capped at
 /// [`HEAP_ALLOWANCE`] bytes above what is in use before: memory a run
-/// uses without charging it to the budget aborts the process (`memory
-/// allocation of N bytes failed`), which the fuzzer reports as a crash.
-pub fn run_capped(heap: &Heap, src: &str) {
+/// uses without charging it aborts the process (`memory allocation of N
+/// bytes failed`), which the fuzzer reports as a crash. A panic lifts the
+/// cap first, so that its message and backtrace can be written.
+pub fn run_capped(heap: &'static Heap, src: &str) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let _ = heap.set_limit(usize::MAX);
+            previous(info);
+        }));
+    });
     // Built once, before the heap is measured.
     let _ = context();
     let _ = small_engine();
@@ -93,8 +116,11 @@ pub fn context() -> &'static xpr::Value {
 /// Compiles and runs `src` with small budgets and checks what must hold
 /// whatever the expression: every error has a message and a position
 /// inside the source, no timeout, cancellation or host error can
-/// arise (there is no timeout, canceller or host function), and the fuel
-/// and memory used stay within the budgets. Panics when one does not.
+/// arise (there is no timeout, canceller or host function), the fuel
+/// and memory used stay within the budgets, and the run's CPU time stays
+/// within [`CPU_FIXED`] + [`CPU_PER_FUEL`] per fuel unit used (the
+/// compile is not timed: regex literals are compiled there, outside the
+/// fuel budget). Panics when one does not.
 pub fn run_small(src: &str) {
     let engine = small_engine();
     let program = match engine.compile(src) {
@@ -105,15 +131,17 @@ pub fn run_small(src: &str) {
         }
     };
     let mut vm = xpr::Vm::new();
-    if let Err(err) = program.run_in(&mut vm, context()) {
+    let start = cpu_time::ThreadTime::try_now().ok();
+    let result = program.run_in(&mut vm, context());
+    let cpu = start.and_then(|t| t.try_elapsed().ok());
+    if let Err(err) = result {
         check_error(&err, src);
         assert!(
             !matches!(
                 err.kind(),
                 xpr::ErrorKind::Timeout | xpr::ErrorKind::Cancelled | xpr::ErrorKind::Host
             ),
-            "impossible error kind {:?} from {src:?}",
-            err
+            "impossible error kind {err:?} from {src:?}"
         );
     }
     let limits = engine.limits();
@@ -127,6 +155,25 @@ pub fn run_small(src: &str) {
         "fuel budget exceeded ({} units) by {src:?}",
         vm.fuel_used()
     );
+    if let Some(cpu) = cpu {
+        let fuel = u32::try_from(vm.fuel_used()).unwrap_or(u32::MAX);
+        if trace() {
+            eprintln!("xpr-fuzz: {} us {fuel} fuel {src:?}", cpu.as_micros());
+        }
+        let allowed = CPU_FIXED.saturating_add(CPU_PER_FUEL.saturating_mul(fuel));
+        assert!(
+            cpu <= allowed,
+            "work out of proportion to fuel: {cpu:?} of CPU for {fuel} fuel units \
+             (allowed {allowed:?}) by {src:?}"
+        );
+    }
+}
+
+/// Whether `XPR_FUZZ_TRACE` is set: then every run prints its CPU time
+/// and fuel to stderr, for calibrating [`CPU_PER_FUEL`].
+fn trace() -> bool {
+    static TRACE: OnceLock<bool> = OnceLock::new();
+    *TRACE.get_or_init(|| std::env::var_os("XPR_FUZZ_TRACE").is_some())
 }
 
 /// An error has a message and a position inside the source (the end may

@@ -9,7 +9,7 @@ use arbitrary::{Result, Unstructured};
 use xpr_syntax::ast::{BinaryOp, Element, Expr, ExprKind, LogicalOp};
 
 use super::build::{binary, call, e, ident, lambda, let_in, member, method, num, string};
-use super::{expr, pick, regex};
+use super::{expr, one_in, pick, regex};
 
 /// `repeat` counts: small, around the fuel and memory budgets, far over
 /// them, and invalid ones.
@@ -238,10 +238,10 @@ fn date_work(u: &mut Unstructured, depth: u32) -> Result<Expr> {
 /// applied to long strings or arrays of them.
 pub fn workload(u: &mut Unstructured, depth: u32) -> Result<Expr> {
     let d = depth.saturating_sub(1);
-    if u.ratio(1, 6)? {
+    if one_in(u, 6)? {
         return date_work(u, d);
     }
-    if u.ratio(1, 3)? {
+    if one_in(u, 3)? {
         // One long string against another (often equal, or equal but at
         // the end) or a needle.
         let s = long_string(u, d)?;

@@ -11,7 +11,7 @@ use arbitrary::{Result, Unstructured};
 use xpr_syntax::ast::{BinaryOp, Expr};
 
 use super::build::{binary, call, ident, lambda, let_in, member, method, num, regex, string};
-use super::{big, expr, pick};
+use super::{big, expr, one_in, pick};
 
 /// Single characters and escapes.
 const ATOMS: &[&str] = &[
@@ -156,12 +156,12 @@ const SUBJECTS: &[&str] = &[
 /// A pattern text, `depth` levels of nesting at most. One pattern out of
 /// ten may contain invalid syntax or counts over the limits.
 pub fn pattern(u: &mut Unstructured, depth: u32) -> Result<String> {
-    let bad = u.ratio(1, 10)?;
+    let bad = one_in(u, 10)?;
     let mut out = String::new();
-    if u.ratio(1, 8)? {
+    if one_in(u, 8)? {
         out.push_str(pick(u, INLINE)?);
     }
-    if u.ratio(1, 6)? {
+    if one_in(u, 6)? {
         out.push_str(pick(u, if bad { HARD_INVALID } else { HARD })?);
     } else {
         node(u, depth, bad, &mut out)?;
@@ -180,7 +180,7 @@ fn node(u: &mut Unstructured, depth: u32, bad: bool, out: &mut String) -> Result
     };
     match choice {
         0 => out.push_str(pick(u, ATOMS)?),
-        1 if bad && u.ratio(1, 3)? => out.push_str(pick(u, INVALID)?),
+        1 if bad && one_in(u, 3)? => out.push_str(pick(u, INVALID)?),
         1 => out.push_str(pick(u, CLASSES)?),
         2 => {
             out.push_str(pick(u, OPEN)?);
@@ -210,7 +210,7 @@ fn node(u: &mut Unstructured, depth: u32, bad: bool, out: &mut String) -> Result
 
 fn quantifier(u: &mut Unstructured, bad: bool, out: &mut String) -> Result<()> {
     let n = |u: &mut Unstructured| -> Result<u32> {
-        Ok(if bad && u.ratio(1, 2)? {
+        Ok(if bad && one_in(u, 2)? {
             *u.choose(OVER_COUNTS)?
         } else {
             *u.choose(COUNTS)?
@@ -230,7 +230,7 @@ fn quantifier(u: &mut Unstructured, bad: bool, out: &mut String) -> Result<()> {
         _ => format!("{{,{}}}", n(u)?),
     };
     out.push_str(&q);
-    if u.ratio(1, 4)? {
+    if one_in(u, 4)? {
         out.push('?');
     }
     Ok(())
@@ -240,7 +240,7 @@ fn quantifier(u: &mut Unstructured, bad: bool, out: &mut String) -> Result<()> {
 pub fn flags(u: &mut Unstructured) -> Result<String> {
     let mut f = String::new();
     for c in ['i', 'm', 's'] {
-        if u.ratio(1, 3)? {
+        if one_in(u, 3)? {
             f.push(c);
         }
     }
@@ -255,7 +255,7 @@ pub fn literal(u: &mut Unstructured) -> Result<Expr> {
 
 /// A regex value: mostly a literal, sometimes any expression.
 fn regex_value(u: &mut Unstructured, depth: u32) -> Result<Expr> {
-    if depth > 0 && u.ratio(1, 6)? {
+    if depth > 0 && one_in(u, 6)? {
         expr(u, depth - 1)
     } else {
         literal(u)
