@@ -136,6 +136,45 @@ impl Compiler<'_> {
         u16::try_from(args.len() + extra).map_err(|_| too_many(at))
     }
 
+    /// A call of built-in or host function `f` with `args`, after
+    /// `piped` values already on the stack (1 for a pipe's left side).
+    fn function_call(
+        &mut self,
+        f: Callee,
+        args: &[Element],
+        spread: bool,
+        piped: u16,
+        at: ast::Span,
+    ) -> Result<(), Error> {
+        if spread {
+            self.emit(Op::Mark(piped), at);
+        }
+        self.elements(args, Op::SpreadArgs)?;
+        let argc = if spread {
+            0
+        } else {
+            Self::argc(args, usize::from(piped), at)?
+        };
+        let op = match (f, spread) {
+            (Callee::Builtin { id, global }, true) => Op::CallBuiltinMark { id, global },
+            (Callee::Builtin { id, global }, false) => Op::CallBuiltin { id, argc, global },
+            (Callee::Host { index, global }, true) => Op::CallHostMark { index, global },
+            (Callee::Host { index, global }, false) => Op::CallHost {
+                index,
+                argc,
+                global,
+            },
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Parse,
+                    "internal: not a function callee",
+                ));
+            }
+        };
+        self.emit(op, at);
+        Ok(())
+    }
+
     pub(crate) fn call(
         &mut self,
         callee: &Expr,
@@ -167,34 +206,8 @@ impl Compiler<'_> {
                     self.optional_jump(at);
                     self.call_value(args, spread, at)?;
                 }
-                Callee::Builtin { id, global } => {
-                    if spread {
-                        self.emit(Op::Mark(0), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallBuiltinMark { id, global }, at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 0, at)?;
-                        self.emit(Op::CallBuiltin { id, argc, global }, at);
-                    }
-                }
-                Callee::Host { index, global } => {
-                    if spread {
-                        self.emit(Op::Mark(0), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallHostMark { index, global }, at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 0, at)?;
-                        self.emit(
-                            Op::CallHost {
-                                index,
-                                argc,
-                                global,
-                            },
-                            at,
-                        );
-                    }
+                f @ (Callee::Builtin { .. } | Callee::Host { .. }) => {
+                    self.function_call(f, args, spread, 0, at)?;
                 }
                 Callee::Global(global) => {
                     let message = unknown_function(name, self.env, false);
@@ -282,34 +295,8 @@ impl Compiler<'_> {
                     self.emit(Op::Swap, at);
                     self.piped_value_call(args, spread, at)?;
                 }
-                Callee::Builtin { id, global } => {
-                    if spread {
-                        self.emit(Op::Mark(1), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallBuiltinMark { id, global }, at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 1, at)?;
-                        self.emit(Op::CallBuiltin { id, argc, global }, at);
-                    }
-                }
-                Callee::Host { index, global } => {
-                    if spread {
-                        self.emit(Op::Mark(1), at);
-                        self.elements(args, Op::SpreadArgs)?;
-                        self.emit(Op::CallHostMark { index, global }, at);
-                    } else {
-                        self.elements(args, Op::SpreadArgs)?;
-                        let argc = Self::argc(args, 1, at)?;
-                        self.emit(
-                            Op::CallHost {
-                                index,
-                                argc,
-                                global,
-                            },
-                            at,
-                        );
-                    }
+                f @ (Callee::Builtin { .. } | Callee::Host { .. }) => {
+                    self.function_call(f, args, spread, 1, at)?;
                 }
                 Callee::Global(global) => {
                     // `x |> m(args)` is the method call `x.m(args)` when
