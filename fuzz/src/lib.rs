@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The run target's fuel budget: small, so that an execution takes
-/// milliseconds and the fuzzer gets thousands per second.
+/// about a millisecond and the fuzzer gets a thousand or more a second.
 pub const FUEL: u64 = 200_000;
 /// The run target's memory budget (logical bytes), likewise small; a
 /// string of a few million characters still fits.
@@ -20,8 +20,8 @@ pub const MEMORY: u64 = 4 << 20;
 /// An uncounted structure several times the size of the data does not
 /// fit: with the fuel budget a built-in touches at most about 3 MB, so an
 /// uncounted copy of 8 bytes a character (issue 11's date formats) is
-/// caught, and so are a dozen large regex literals compiled outside the
-/// budgets. See [`run_capped`].
+/// caught, and so are some sixteen or more large regex literals compiled
+/// outside the budgets. See [`run_capped`].
 pub const HEAP_ALLOWANCE: usize = 4 * MEMORY as usize + (4 << 20);
 
 /// CPU time a run may take regardless of its fuel: work bounded by the
