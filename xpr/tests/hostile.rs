@@ -5,17 +5,10 @@
 //! the work the expression asks for (never wall-clock time); everything
 //! runs on a 2 MiB thread.
 
-use xpr::{Engine, Limits, Value, Vm};
+mod common;
 
-/// Runs `f` on a thread with a 2 MiB stack and returns its result.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("no panic, no stack overflow")
-}
+use common::on_small_stack;
+use xpr::{Engine, Limits, Value, Vm};
 
 /// Runs `src` against `ctx` with no fuel limit and no timeout (default
 /// memory and depth budgets); returns the result and the fuel it used.

@@ -3,9 +3,12 @@
 //! (never wall-clock), with the counted peak memory inside the budget.
 //! Runs on a 2 MiB thread so that any unbounded recursion would overflow.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::on_small_stack;
 use xpr::{
     Arity, CancelHandle, Engine, ErrorKind, Limits, RunConfig, Stopwatch, SystemStopwatch, Value,
     Vm,
@@ -22,16 +25,6 @@ fn small_limits() -> Limits {
         wall_timeout: None,
         ..Limits::default()
     }
-}
-
-/// Runs `f` on a thread with a 2 MiB stack and returns its result.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("no panic, no stack overflow")
 }
 
 /// Compiles and runs `src` against `ctx` under `limits`; asserts the error kind

@@ -1,5 +1,9 @@
-//! The command line: argument parsing (clap, derive), the shared limits
-//! flags, exit statuses, and dispatch to one module per subcommand.
+//! The `xpr` command-line tool: evaluate XPR expressions once (`eval`), over
+//! streams of JSON records (`run`), in bulk for harnesses (`batch`), or only
+//! check and list them (`check`, `disasm`). See `docs/cli.md`.
+//!
+//! This file: argument parsing (clap, derive), the shared limits flags, exit
+//! statuses, and dispatch to one module per subcommand.
 //!
 //! Exit statuses (every subcommand):
 //! - 0: success (also when stdout is closed early, as by `| head`);
@@ -78,7 +82,7 @@ impl Exit {
 #[command(
     name = "xpr",
     version,
-    about,
+    about = "XPR: a sandboxed, fuel-metered expression language for data pipelines",
     long_about = None,
     max_term_width = 100,
     after_help = "Examples:\n  \
@@ -129,6 +133,7 @@ pub struct EvalArgs {
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -185,6 +190,7 @@ pub struct RunArgs {
     /// No progress bar and no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -203,6 +209,7 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -229,6 +236,7 @@ pub struct CheckArgs {
     /// Exit with status 1 when there are warnings (unknown fields).
     #[arg(long)]
     pub deny_warnings: bool,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -238,6 +246,7 @@ pub struct CheckArgs {
 pub struct DisasmArgs {
     /// The expression.
     pub expr: String,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -349,7 +358,7 @@ impl LimitArgs {
 
 /// Parses the command line, runs the subcommand, prints any final message
 /// and returns the exit status.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

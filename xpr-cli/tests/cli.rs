@@ -3,62 +3,13 @@
 //! `../shared/data` (skipped with a message when absent, unless
 //! `XPR_REQUIRE_SHARED=1`).
 
+mod common;
+
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
+use common::{assert_stderr_has, code, lines, run, run_with, spawn, stderr, stdout, temp_file};
 use serde_json::{Value as Json, json};
-
-fn xpr() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xpr"))
-}
-
-/// Runs `xpr ARGS` with `stdin` fed from a thread (so large inputs cannot deadlock).
-fn run_with(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = xpr()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn xpr");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        // The child may stop reading early (that is what some tests check).
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for xpr");
-    feeder.join().expect("feeder thread");
-    output
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with(args, b"")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-/// Asserts that the command's stderr contains `needle`, showing it if not.
-#[track_caller]
-fn assert_stderr_has(o: &Output, needle: &str) {
-    let err = stderr(o);
-    assert!(err.contains(needle), "{err}");
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-fn lines(o: &Output) -> Vec<String> {
-    stdout(o).lines().map(str::to_string).collect()
-}
 
 fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
@@ -66,15 +17,6 @@ fn samples() -> PathBuf {
 
 fn orders() -> String {
     samples().join("orders.ndjson").display().to_string()
-}
-
-/// A file under the system temp directory, unique to this test process.
-fn temp_file(name: &str, contents: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("xpr-cli-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, contents).expect("write temp file");
-    path.display().to_string()
 }
 
 fn shared(name: &str) -> Option<PathBuf> {
@@ -453,13 +395,7 @@ fn run_jobs_keep_input_order() {
 fn run_streams_results_before_the_input_ends() {
     // Like `tail -f | xpr run`: each answer must come out while stdin is still open.
     for jobs in ["1", "2"] {
-        let mut child = xpr()
-            .args(["run", "a * 2", "--jobs", jobs])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let mut child = spawn(&["run", "a * 2", "--jobs", jobs]);
         let mut stdin = child.stdin.take().expect("stdin");
         let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
         for a in [1, 2, 3] {
@@ -610,18 +546,13 @@ fn closed_stdout_ends_quietly() {
     let input: String = (0..200_000).map(|i| format!("{{\"i\": {i}}}\n")).collect();
     let path = temp_file("many.ndjson", input.as_bytes());
     for jobs in ["1", "2"] {
-        let mut child = xpr()
-            .args([
-                "run",
-                "{i: i, s: \"padding padding padding\"}",
-                &path,
-                "--jobs",
-                jobs,
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
+        let mut child = spawn(&[
+            "run",
+            "{i: i, s: \"padding padding padding\"}",
+            &path,
+            "--jobs",
+            jobs,
+        ]);
         let mut out = child.stdout.take().expect("stdout");
         let mut first = [0u8; 64];
         out.read_exact(&mut first).expect("some output");
@@ -688,13 +619,7 @@ fn batch_answers_every_line_in_order() {
 
 #[test]
 fn batch_flushes_each_answer() {
-    let mut child = xpr()
-        .args(["batch", "--cache", "2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut child = spawn(&["batch", "--cache", "2"]);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
     // Ask, then read the answer while stdin is still open: the answer must
