@@ -1,11 +1,12 @@
 //! What the tests of the `xpr` binary share: running it with arguments and
 //! stdin, reading its stdout, stderr and exit status, asserting on them,
-//! and temporary input files.
+//! the sample orders and temporary input files.
 
 // Each test file uses its own part of this module.
 #![allow(dead_code)]
 
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 /// The `xpr` binary of this package, as a command to add arguments to.
@@ -85,4 +86,14 @@ pub fn temp_file(name: &str, contents: &[u8]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, contents).expect("write temp file");
     path.display().to_string()
+}
+
+/// The repository's `samples/` folder.
+pub fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples")
+}
+
+/// The path of `samples/orders.ndjson`: 50 orders, one JSON object a line.
+pub fn orders() -> String {
+    samples().join("orders.ndjson").display().to_string()
 }
