@@ -8,8 +8,31 @@ use super::sort::sort_by_key;
 use super::{HEADER_BYTES, SLOT_BYTES, call1, callback, finish, this, units};
 use crate::error::{Error, ErrorKind};
 use crate::runtime::Runtime;
-use crate::stdlib::object::{finish_object, key_text};
+use crate::stdlib::object::{finish_object, finish_sorted, key_text, put_last};
 use crate::value::{Key, Map, Value};
+
+/// The frame of `groupBy` and `keyBy` (method `name`): charges the new
+/// object's header and one unit per element, then calls the callback on
+/// each element, in order, and hands `file` the key it returns, as text
+/// (see [`key_text`]), with the element.
+fn file_by_key(
+    rt: &mut dyn Runtime,
+    name: &str,
+    this_: &Value,
+    args: &[Value],
+    mut file: impl FnMut(&mut dyn Runtime, Key, &Value) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let arr = this(name, this_)?;
+    let f = callback(name, args, 0)?;
+    rt.alloc(HEADER_BYTES)?;
+    rt.fuel(units(arr.len()))?;
+    for item in arr.items() {
+        let k = call1(rt, f, item)?;
+        let key = key_text(rt, &k, name)?;
+        file(rt, key, item)?;
+    }
+    Ok(())
+}
 
 /// `arr.groupBy(fn)`: an object mapping each key `fn(x)` (as text, the
 /// display form of `string()`) to the elements with that key, in order;
@@ -19,14 +42,8 @@ pub(super) fn group_by(
     this_: &Value,
     args: &[Value],
 ) -> Result<Value, Error> {
-    let arr = this("groupBy", this_)?;
-    let f = callback("groupBy", args, 0)?;
-    rt.alloc(HEADER_BYTES)?;
     let mut groups: IndexMap<Key, Vec<Value>, foldhash::fast::RandomState> = IndexMap::default();
-    rt.fuel(units(arr.len()))?;
-    for item in arr.items() {
-        let k = call1(rt, f, item)?;
-        let key = key_text(rt, &k, "groupBy")?;
+    file_by_key(rt, "groupBy", this_, args, |rt, key, item| {
         let element = SLOT_BYTES + item.logical_size();
         // One lookup per element (hashing the key, charged by `key_text`).
         match groups.entry(key) {
@@ -40,7 +57,8 @@ pub(super) fn group_by(
                 slot.insert(vec![item.clone()]);
             }
         }
-    }
+        Ok(())
+    })?;
     let sorted = sort_by_key(rt, groups.into_iter().collect())?;
     let map: Map = sorted
         .into_iter()
@@ -144,31 +162,12 @@ pub(super) fn partition(
 /// `groupBy`) to the last element with that key; keys in alphabetical
 /// (code-point) order, like `groupBy`.
 pub(super) fn key_by(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
-    let arr = this("keyBy", this_)?;
-    let f = callback("keyBy", args, 0)?;
-    rt.alloc(HEADER_BYTES)?;
     let mut map = Map::default();
-    rt.fuel(units(arr.len()))?;
-    for item in arr.items() {
-        let k = call1(rt, f, item)?;
-        let key = key_text(rt, &k, "keyBy")?;
-        let bytes = SLOT_BYTES + item.logical_size();
-        // One lookup per element (hashing the key, charged by `key_text`).
-        match map.entry(key) {
-            Entry::Occupied(mut slot) => {
-                rt.alloc(bytes)?;
-                slot.insert(item.clone());
-            }
-            Entry::Vacant(slot) => {
-                rt.alloc(bytes.saturating_add(slot.key().len() as u64))?;
-                slot.insert(item.clone());
-            }
-        }
-    }
-    let map: Map = sort_by_key(rt, map.into_iter().collect())?
-        .into_iter()
-        .collect();
-    finish_object(rt, map)
+    // One lookup per element (hashing the key, charged by `key_text`).
+    file_by_key(rt, "keyBy", this_, args, |rt, key, item| {
+        put_last(rt, &mut map, key, item)
+    })?;
+    finish_sorted(rt, map)
 }
 
 /// The smallest (`less == true`) or largest number of a non-empty array.
@@ -228,13 +227,7 @@ mod tests {
             "groupBy",
             &[identity()],
         );
-        let keys: Vec<&str> = out
-            .as_object()
-            .unwrap()
-            .map()
-            .keys()
-            .map(|k| &**k)
-            .collect();
+        let keys = key_strs(&out);
         assert_eq!(keys, ["B", "[1]", "a", "b", "null", "true", "é"]);
         assert_eq!(ok(json!([]), "groupBy", &[identity()]), j(json!({})));
         let f = identity();
@@ -310,13 +303,7 @@ mod tests {
             out,
             j(json!({"a": {"k": "a", "v": 2}, "b": {"k": "b", "v": 3}}))
         );
-        let keys: Vec<&str> = out
-            .as_object()
-            .unwrap()
-            .map()
-            .keys()
-            .map(|k| &**k)
-            .collect();
+        let keys = key_strs(&out);
         assert_eq!(keys, ["a", "b"]);
         assert_eq!(
             ok(json!([1, 2]), "keyBy", &[times(10.0)]),

@@ -2,6 +2,7 @@
 //! `slice`, `take`, `drop`, `concat`, `flat`, `zip`, `chunk`, `join` (the
 //! elements as text), and the global function `range`.
 
+use std::fmt;
 use std::sync::Arc;
 
 use super::{ELEMENT_FUEL, HEADER_BYTES, SLOT_BYTES, arg, charge_copy, finish, this, units};
@@ -39,6 +40,36 @@ fn index_arg(args: &[Value], i: usize, what: &str) -> Result<f64, Error> {
     }
 }
 
+/// Argument `i` as a number that `valid` accepts; `expects` says what it
+/// must be (`take expects integer argument`).
+///
+/// # Errors
+/// `Type error: EXPECTS, got T` for a non-number; `Invalid argument:
+/// EXPECTS, got X` (kind `Value`) for a number `valid` refuses.
+fn checked_number(
+    args: &[Value],
+    i: usize,
+    expects: fmt::Arguments<'_>,
+    valid: impl Fn(f64) -> bool,
+) -> Result<f64, Error> {
+    let n = match arg(args, i) {
+        Value::Number(n) => *n,
+        other => {
+            return Err(Error::type_error(format_args!(
+                "{expects}, got {}",
+                other.type_name()
+            )));
+        }
+    };
+    if !valid(n) {
+        return Err(Error::new(
+            ErrorKind::Value,
+            format!("Invalid argument: {expects}, got {}", number_to_string(n)),
+        ));
+    }
+    Ok(n)
+}
+
 /// Argument `i` as a count of elements for `take` / `drop`: an integer, a
 /// negative one counting as 0 (as the reference does); saturated to `usize`.
 ///
@@ -47,24 +78,12 @@ fn index_arg(args: &[Value], i: usize, what: &str) -> Result<f64, Error> {
 /// `Invalid argument: NAME expects integer argument, got X` (kind `Value`)
 /// for a fraction.
 fn count_arg(name: &str, args: &[Value], i: usize) -> Result<usize, Error> {
-    let n = match arg(args, i) {
-        Value::Number(n) => *n,
-        other => {
-            return Err(Error::type_error(format_args!(
-                "{name} expects integer argument, got {}",
-                other.type_name()
-            )));
-        }
-    };
-    if n.fract() != 0.0 {
-        return Err(Error::new(
-            ErrorKind::Value,
-            format!(
-                "Invalid argument: {name} expects integer argument, got {}",
-                number_to_string(n)
-            ),
-        ));
-    }
+    let n = checked_number(
+        args,
+        i,
+        format_args!("{name} expects integer argument"),
+        |n| n.fract() == 0.0,
+    )?;
     // `as` saturates: a negative count becomes 0, 1e300 becomes
     // usize::MAX, which every caller clamps.
     Ok(n as usize)
@@ -168,24 +187,12 @@ pub(super) fn zip(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result
 /// number.
 pub(super) fn chunk(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
     let arr = this("chunk", this_)?;
-    let size = match arg(args, 0) {
-        Value::Number(n) => *n,
-        other => {
-            return Err(Error::type_error(format_args!(
-                "chunk size must be a positive integer, got {}",
-                other.type_name()
-            )));
-        }
-    };
-    if size <= 0.0 || size.fract() != 0.0 {
-        return Err(Error::new(
-            ErrorKind::Value,
-            format!(
-                "Invalid argument: chunk size must be a positive integer, got {}",
-                number_to_string(size)
-            ),
-        ));
-    }
+    let size = checked_number(
+        args,
+        0,
+        format_args!("chunk size must be a positive integer"),
+        |n| n > 0.0 && n.fract() == 0.0,
+    )?;
     // `as` saturates; `chunks` needs a non-zero size (guaranteed: size >= 1).
     let size = (size as usize).max(1);
     let chunks = arr.items().chunks(size);
@@ -531,40 +538,20 @@ mod tests {
     #[test]
     fn range_of_a_billion_fails_on_memory_before_allocating() {
         let mut rt = Rt::limited(None, Some(64 << 20));
-        let e = call_function(
-            &mut rt,
-            function_id("range").unwrap(),
-            &[Value::Number(1e9)],
-        )
-        .unwrap_err();
+        let e = range_in(&mut rt, &[1e9]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Memory);
         assert_eq!((rt.inner.bytes_used, rt.inner.fuel_used), (0, 0));
         // Without any memory limit, an absurd length still fails cleanly.
         let mut rt = Rt::default();
-        let e = call_function(
-            &mut rt,
-            function_id("range").unwrap(),
-            &[Value::Number(-1e308), Value::Number(1e308)],
-        )
-        .unwrap_err();
+        let e = range_in(&mut rt, &[-1e308, 1e308]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Memory);
         // Past the hard cap, even with no limits at all.
-        let e = call_function(
-            &mut rt,
-            function_id("range").unwrap(),
-            &[Value::Number((RANGE_MAX + 1) as f64)],
-        )
-        .unwrap_err();
+        let e = range_in(&mut rt, &[(RANGE_MAX + 1) as f64]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Memory);
         // Under a fuel budget with no memory limit, fuel stops it before
         // anything is allocated.
         let mut rt = Rt::limited(Some(1000), None);
-        let e = call_function(
-            &mut rt,
-            function_id("range").unwrap(),
-            &[Value::Number(1e8)],
-        )
-        .unwrap_err();
+        let e = range_in(&mut rt, &[1e8]).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Fuel);
     }
 
@@ -589,12 +576,7 @@ mod tests {
     #[test]
     fn range_charges_fuel_and_memory_per_element() {
         let mut rt = Rt::default();
-        let out = call_function(
-            &mut rt,
-            function_id("range").unwrap(),
-            &[Value::Number(100.0)],
-        )
-        .unwrap();
+        let out = range_in(&mut rt, &[100.0]).unwrap();
         assert_eq!(rt.inner.bytes_used, HEADER_BYTES + 100 * SLOT_BYTES);
         assert_eq!(rt.inner.bytes_used, out.logical_size());
         assert_eq!(rt.inner.fuel_used, 100);

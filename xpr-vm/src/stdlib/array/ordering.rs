@@ -145,13 +145,7 @@ mod tests {
         let items =
             json!([{"k": 1, "v": "a"}, {"k": 0, "v": "b"}, {"k": 1, "v": "c"}, {"k": 0, "v": "d"}]);
         let sorted = ok(items, "sort", &[by_k]);
-        let vs: Vec<&str> = sorted
-            .as_array()
-            .unwrap()
-            .items()
-            .iter()
-            .map(|o| o.as_object().unwrap().get("v").unwrap().as_str().unwrap())
-            .collect();
+        let vs = field_strs(&sorted, "v");
         assert_eq!(vs, ["b", "d", "a", "c"]);
     }
 
@@ -251,10 +245,7 @@ mod tests {
 
     #[test]
     fn sort_by_key_is_stable_and_computes_keys_once() {
-        let calls = Arc::new(AtomicU64::new(0));
-        let c = calls.clone();
-        let key = lam(move |a| {
-            c.fetch_add(1, AtomicOrdering::SeqCst);
+        let (key, calls) = counted(|a| {
             Ok(arg0(a)
                 .as_object()
                 .and_then(|o| o.get("k").cloned())
@@ -264,13 +255,7 @@ mod tests {
             json!([{"k": 1, "v": "a"}, {"k": 0, "v": "b"}, {"k": 1, "v": "c"}, {"k": 0, "v": "d"}]);
         let sorted = ok(items, "sortBy", std::slice::from_ref(&key));
         assert_eq!(calls.load(AtomicOrdering::SeqCst), 4);
-        let vs: Vec<&str> = sorted
-            .as_array()
-            .unwrap()
-            .items()
-            .iter()
-            .map(|o| o.as_object().unwrap().get("v").unwrap().as_str().unwrap())
-            .collect();
+        let vs = field_strs(&sorted, "v");
         assert_eq!(vs, ["b", "d", "a", "c"]);
         assert_eq!(
             ok(

@@ -11,44 +11,45 @@ use crate::error::Error;
 use crate::runtime::Runtime;
 use crate::value::Value;
 
-/// `arr.find(fn)`: the first element for which `fn` is truthy, or null.
-pub(super) fn find(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
-    let arr = this("find", this_)?;
-    let f = callback("find", args, 0)?;
+/// The first element of the receiver for which the callback `fn` (argument
+/// 0 of method `name`) is truthy (`truthy == true`) or falsy: one
+/// [`ELEMENT_FUEL`] per element, charged before its call; no element is
+/// visited past the one found.
+fn first_where<'a>(
+    rt: &mut dyn Runtime,
+    name: &str,
+    this_: &'a Value,
+    args: &[Value],
+    truthy: bool,
+) -> Result<Option<&'a Value>, Error> {
+    let arr = this(name, this_)?;
+    let f = callback(name, args, 0)?;
     for item in arr.items() {
         rt.fuel(ELEMENT_FUEL)?;
-        if call1(rt, f, item)?.truthy() {
-            return Ok(item.clone());
+        if call1(rt, f, item)?.truthy() == truthy {
+            return Ok(Some(item));
         }
     }
-    Ok(Value::Null)
+    Ok(None)
+}
+
+/// `arr.find(fn)`: the first element for which `fn` is truthy, or null.
+pub(super) fn find(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
+    let found = first_where(rt, "find", this_, args, true)?;
+    Ok(found.cloned().unwrap_or(Value::Null))
 }
 
 /// `arr.some(fn)`: whether `fn` is truthy for some element (stops at the first).
 pub(super) fn some(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
-    let arr = this("some", this_)?;
-    let f = callback("some", args, 0)?;
-    for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
-        if call1(rt, f, item)?.truthy() {
-            return Ok(Value::Bool(true));
-        }
-    }
-    Ok(Value::Bool(false))
+    let found = first_where(rt, "some", this_, args, true)?;
+    Ok(Value::Bool(found.is_some()))
 }
 
 /// `arr.every(fn)`: whether `fn` is truthy for every element (stops at the
 /// first falsy one; `[].every(...)` is true).
 pub(super) fn every(rt: &mut dyn Runtime, this_: &Value, args: &[Value]) -> Result<Value, Error> {
-    let arr = this("every", this_)?;
-    let f = callback("every", args, 0)?;
-    for item in arr.items() {
-        rt.fuel(ELEMENT_FUEL)?;
-        if !call1(rt, f, item)?.truthy() {
-            return Ok(Value::Bool(false));
-        }
-    }
-    Ok(Value::Bool(true))
+    let falsy = first_where(rt, "every", this_, args, false)?;
+    Ok(Value::Bool(falsy.is_none()))
 }
 
 /// The index of the first element equal (`==`, structural) to `needle`:
@@ -190,16 +191,11 @@ mod tests {
     use super::super::testing::*;
     use super::*;
     use serde_json::json;
-    use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+    use std::sync::atomic::Ordering as AtomicOrdering;
 
     #[test]
     fn find_some_every_short_circuit() {
-        let calls = Arc::new(AtomicU64::new(0));
-        let c = calls.clone();
-        let probe = lam(move |a| {
-            c.fetch_add(1, AtomicOrdering::SeqCst);
-            Ok(Value::Bool(num(&arg0(a)) >= 2.0))
-        });
+        let (probe, calls) = counted(|a| Ok(Value::Bool(num(&arg0(a)) >= 2.0)));
         assert_eq!(
             ok(json!([1, 2, 3, 4]), "find", std::slice::from_ref(&probe)),
             Value::Number(2.0)

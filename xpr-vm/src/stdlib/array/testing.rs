@@ -4,6 +4,7 @@
 //! registry.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use crate::error::{Error, ErrorKind};
 use crate::function::{Arity, Function, HostError, HostFunction, Meter};
@@ -82,6 +83,19 @@ pub(super) fn arg0(args: &[Value]) -> Value {
     args.first().cloned().unwrap_or(Value::Null)
 }
 
+/// A function value running `f` (as [`lam`]) and the count of its calls.
+pub(super) fn counted(
+    f: impl Fn(&[Value]) -> Result<Value, String> + Send + Sync + 'static,
+) -> (Value, Arc<AtomicU64>) {
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    let func = lam(move |a| {
+        c.fetch_add(1, AtomicOrdering::SeqCst);
+        f(a)
+    });
+    (func, calls)
+}
+
 /// `x => x`
 pub(super) fn identity() -> Value {
     lam(|a| Ok(arg0(a)))
@@ -134,10 +148,29 @@ pub(super) fn err(recv: serde_json::Value, name: &str, args: &[Value]) -> Error 
     }
 }
 
-pub(super) fn range_of(args: &[f64]) -> Result<Value, Error> {
-    let mut rt = Rt::default();
+/// `range(...args)` on `rt`.
+pub(super) fn range_in(rt: &mut Rt, args: &[f64]) -> Result<Value, Error> {
     let args: Vec<Value> = args.iter().map(|&n| Value::Number(n)).collect();
-    call_function(&mut rt, function_id("range").unwrap(), &args)
+    call_function(rt, function_id("range").unwrap(), &args)
+}
+
+pub(super) fn range_of(args: &[f64]) -> Result<Value, Error> {
+    range_in(&mut Rt::default(), args)
+}
+
+/// The string field `name` of each object of the array `v`.
+pub(super) fn field_strs<'a>(v: &'a Value, name: &str) -> Vec<&'a str> {
+    v.as_array()
+        .unwrap()
+        .items()
+        .iter()
+        .map(|o| o.as_object().unwrap().get(name).unwrap().as_str().unwrap())
+        .collect()
+}
+
+/// The keys of the object `v`, in order.
+pub(super) fn key_strs(v: &Value) -> Vec<&str> {
+    v.as_object().unwrap().map().keys().map(|k| &**k).collect()
 }
 
 pub(super) fn deep(levels: u32) -> Value {
