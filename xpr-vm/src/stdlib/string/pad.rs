@@ -10,10 +10,21 @@ use crate::format::text_fuel;
 use crate::runtime::Runtime;
 use crate::value::Value;
 
-pub(super) fn trim(rt: &mut dyn Runtime, receiver: &Value, _: &[Value]) -> Result<Value, Error> {
-    let s = text("trim", receiver)?;
+/// The receiver's text less what `cut` trims off it (method `name`): the
+/// receiver itself when nothing is.
+fn trimmed(
+    rt: &mut dyn Runtime,
+    name: &str,
+    receiver: &Value,
+    cut: impl Fn(&str) -> &str,
+) -> Result<Value, Error> {
+    let s = text(name, receiver)?;
     rt.fuel(text_fuel(s.len()))?;
-    substring(rt, receiver, s, s.trim_matches(is_js_whitespace))
+    substring(rt, receiver, s, cut(s))
+}
+
+pub(super) fn trim(rt: &mut dyn Runtime, receiver: &Value, _: &[Value]) -> Result<Value, Error> {
+    trimmed(rt, "trim", receiver, |s| s.trim_matches(is_js_whitespace))
 }
 
 pub(super) fn trim_start(
@@ -21,9 +32,9 @@ pub(super) fn trim_start(
     receiver: &Value,
     _: &[Value],
 ) -> Result<Value, Error> {
-    let s = text("trimStart", receiver)?;
-    rt.fuel(text_fuel(s.len()))?;
-    substring(rt, receiver, s, s.trim_start_matches(is_js_whitespace))
+    trimmed(rt, "trimStart", receiver, |s| {
+        s.trim_start_matches(is_js_whitespace)
+    })
 }
 
 pub(super) fn trim_end(
@@ -31,9 +42,9 @@ pub(super) fn trim_end(
     receiver: &Value,
     _: &[Value],
 ) -> Result<Value, Error> {
-    let s = text("trimEnd", receiver)?;
-    rt.fuel(text_fuel(s.len()))?;
-    substring(rt, receiver, s, s.trim_end_matches(is_js_whitespace))
+    trimmed(rt, "trimEnd", receiver, |s| {
+        s.trim_end_matches(is_js_whitespace)
+    })
 }
 
 /// `repeat(n)`: `n` copies; `n` must be a non-negative integer. The whole

@@ -12,16 +12,29 @@ use crate::runtime::Runtime;
 use crate::stdlib::regex;
 use crate::value::{HEADER_BYTES, SLOT_BYTES, STRING_HEADER_BYTES, Value};
 
+/// The receiver's text and argument 0 of method `name` as a string.
+///
+/// # Errors
+/// `Type error: NAME expects string argument, got T`.
+fn text_and_needle<'a>(
+    name: &str,
+    receiver: &'a Value,
+    args: &'a [Value],
+) -> Result<(&'a str, &'a str), Error> {
+    let s = text(name, receiver)?;
+    let v = arg(name, args, 0)?;
+    match v.as_str() {
+        Some(needle) => Ok((s, needle)),
+        None => Err(wrong_type(&format!("{name} expects string argument"), v)),
+    }
+}
+
 pub(super) fn starts_with(
     rt: &mut dyn Runtime,
     receiver: &Value,
     args: &[Value],
 ) -> Result<Value, Error> {
-    let s = text("startsWith", receiver)?;
-    let prefix = str_arg(
-        "startsWith expects string argument",
-        arg("startsWith", args, 0)?,
-    )?;
+    let (s, prefix) = text_and_needle("startsWith", receiver, args)?;
     rt.fuel(text_fuel(prefix.len()))?;
     Ok(Value::Bool(s.starts_with(prefix)))
 }
@@ -31,11 +44,7 @@ pub(super) fn ends_with(
     receiver: &Value,
     args: &[Value],
 ) -> Result<Value, Error> {
-    let s = text("endsWith", receiver)?;
-    let suffix = str_arg(
-        "endsWith expects string argument",
-        arg("endsWith", args, 0)?,
-    )?;
+    let (s, suffix) = text_and_needle("endsWith", receiver, args)?;
     rt.fuel(text_fuel(suffix.len()))?;
     Ok(Value::Bool(s.ends_with(suffix)))
 }
@@ -45,11 +54,7 @@ pub(super) fn contains(
     receiver: &Value,
     args: &[Value],
 ) -> Result<Value, Error> {
-    let s = text("contains", receiver)?;
-    let needle = str_arg(
-        "contains expects string argument",
-        arg("contains", args, 0)?,
-    )?;
+    let (s, needle) = text_and_needle("contains", receiver, args)?;
     rt.fuel(text_fuel(s.len() + needle.len()))?;
     Ok(Value::Bool(s.contains(needle)))
 }
@@ -59,8 +64,7 @@ pub(super) fn index_of(
     receiver: &Value,
     args: &[Value],
 ) -> Result<Value, Error> {
-    let s = text("indexOf", receiver)?;
-    let needle = str_arg("indexOf expects string argument", arg("indexOf", args, 0)?)?;
+    let (s, needle) = text_and_needle("indexOf", receiver, args)?;
     rt.fuel(text_fuel(s.len() + needle.len()))?;
     Ok(Value::Number(match s.find(needle) {
         Some(b) => char_count(s.get(..b).unwrap_or_default()) as f64,
