@@ -18,7 +18,7 @@
 //! vertical tab, form feed, BOM, LF, CR, U+2028, U+2029).
 //!
 //! Fuel: `1 + bytes / 16` for the text a method scans and produces
-//! ([`text_fuel`]), plus 3 per piece `split` produces
+//! ([`text_fuel`](crate::format::text_fuel)), plus 3 per piece `split` produces
 //! ([`PIECE_FUEL`](search::PIECE_FUEL)) and 1 per occurrence `replace`
 //! replaces ([`OCCURRENCE_FUEL`](search::OCCURRENCE_FUEL)). Memory: every new
 //! string is charged its byte length through [`Runtime::alloc`] *before* it
