@@ -28,6 +28,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use xpr::WallCeiling;
 
 /// Why the tool stops early: the exit status and what to print on stderr.
 #[derive(Debug)]
@@ -330,16 +331,14 @@ impl LimitArgs {
         apply(&mut limits.fuel, self.fuel, |n| n);
         apply(&mut limits.memory, self.max_memory, |n| n);
         // The ceiling follows the CPU timeout unless given itself.
-        match self.timeout_ms {
+        apply(&mut limits.timeout, self.timeout_ms, Duration::from_millis);
+        match self.wall_timeout_ms {
             None => {}
-            Some(Budget::Unlimited) => limits.set_timeout(None),
-            Some(Budget::Units(ms)) => limits.set_timeout(Some(Duration::from_millis(ms))),
+            Some(Budget::Unlimited) => limits.wall_timeout = WallCeiling::Off,
+            Some(Budget::Units(ms)) => {
+                limits.wall_timeout = WallCeiling::After(Duration::from_millis(ms));
+            }
         }
-        apply(
-            &mut limits.wall_timeout,
-            self.wall_timeout_ms,
-            Duration::from_millis,
-        );
         apply(&mut limits.max_depth, self.max_depth, |n| {
             u32::try_from(n).unwrap_or(u32::MAX)
         });
@@ -474,16 +473,16 @@ mod tests {
     #[test]
     fn the_wall_clock_ceiling_follows_the_timeout_unless_given() {
         let l = limits(&[]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(100), ms(1000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(1000)));
         let l = limits(&["--timeout-ms", "5000"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(5000), ms(50_000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(5000), ms(50_000)));
         let l = limits(&["--timeout-ms", "none"]);
-        assert_eq!((l.timeout, l.wall_timeout), (None, None));
+        assert_eq!((l.timeout, l.wall_ceiling()), (None, None));
         let l = limits(&["--wall-timeout-ms", "250"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(100), ms(250)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(250)));
         let l = limits(&["--timeout-ms", "none", "--wall-timeout-ms", "3000"]);
-        assert_eq!((l.timeout, l.wall_timeout), (None, ms(3000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (None, ms(3000)));
         let l = limits(&["--wall-timeout-ms", "none", "--timeout-ms", "20"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(20), None));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(20), None));
     }
 }

@@ -17,7 +17,6 @@ fn run_metered(src: &'static str, ctx: serde_json::Value) -> (Result<Value, xpr:
         let limits = Limits {
             fuel: None,
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         };
         let engine = Engine::new().with_limits(limits).with_seed(Some(1));
@@ -178,7 +177,6 @@ fn context_variables_are_read_once_per_run() {
         };
         let engine = Engine::new().with_limits(Limits {
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         });
         let program = engine
@@ -336,7 +334,6 @@ fn recursion_through_builtins_stops_before_the_stack_whatever_the_call_depth() {
             call_depth: 100_000,
             fuel: None,
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         });
         let src = "let Y = f => (x => f(v => x(x)(v)))(x => f(v => x(x)(v))); \
@@ -420,7 +417,6 @@ fn pieces_of_split_and_match_all_count_their_string_headers() {
         let memory = on_small_stack(move || {
             let engine = Engine::new().with_limits(Limits {
                 timeout: None,
-                wall_timeout: None,
                 ..Limits::default()
             });
             let mut vm = Vm::new();
