@@ -34,7 +34,6 @@ use crate::function::Arity;
 use crate::runtime::Runtime;
 use crate::value::Value;
 
-#[path = "date_text.rs"]
 mod text;
 
 pub use text::{format_ms, formatted_len, parse_iso, parse_with_format};
