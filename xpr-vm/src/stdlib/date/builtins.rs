@@ -158,14 +158,25 @@ pub(super) fn fn_millisecond(rt: &mut dyn Runtime, args: &[Value]) -> Result<Val
     field(rt, "millisecond", args, Civil::millisecond)
 }
 
-pub(super) fn fn_date_add(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
+/// Charges a call's 1 fuel and takes its three arguments (the registry
+/// checks their number before the call: a wrong number is unreachable).
+fn three_args<'a>(
+    rt: &mut dyn Runtime,
+    name: &str,
+    args: &'a [Value],
+) -> Result<[&'a Value; 3], Error> {
     rt.fuel(1)?;
-    let [date, amount, unit] = args else {
-        return Err(Error::new(
+    match args {
+        [a, b, c] => Ok([a, b, c]),
+        _ => Err(Error::new(
             ErrorKind::Arity,
-            "Wrong number of arguments for 'dateAdd'",
-        ));
-    };
+            format!("Wrong number of arguments for '{name}'"),
+        )),
+    }
+}
+
+pub(super) fn fn_date_add(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
+    let [date, amount, unit] = three_args(rt, "dateAdd", args)?;
     let date = date_number("dateAdd", None, date)?;
     let Value::Number(n) = amount else {
         return Err(Error::type_error(format_args!(
@@ -185,13 +196,7 @@ pub(super) fn fn_date_add(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value,
 }
 
 pub(super) fn fn_date_diff(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
-    rt.fuel(1)?;
-    let [d1, d2, unit] = args else {
-        return Err(Error::new(
-            ErrorKind::Arity,
-            "Wrong number of arguments for 'dateDiff'",
-        ));
-    };
+    let [d1, d2, unit] = three_args(rt, "dateDiff", args)?;
     let d1 = date_number("dateDiff", Some("first"), d1)?;
     let d2 = date_number("dateDiff", Some("second"), d2)?;
     let (fixed, months) = unit_parts(unit_arg("dateDiff", unit)?);

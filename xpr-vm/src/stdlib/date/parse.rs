@@ -82,36 +82,67 @@ pub fn parse_iso(text: &str) -> Result<i64, Error> {
     let b = text.as_bytes();
     let (year, at) = year_prefix(b).ok_or_else(bad)?;
     let f = iso_fields(year, b.get(at..).unwrap_or_default()).ok_or_else(bad)?;
-    if !(1..=12).contains(&f.month)
-        || !(1..=days_in_month(f.year, f.month)).contains(&f.day)
-        || f.hour > 23
-        || f.minute > 59
-        || f.second > 59
-        || f.offset_hour > 23
-        || f.offset_minute > 59
-    {
+    if f.offset_hour > 23 || f.offset_minute > 59 {
         return Err(bad());
     }
-    let days = days_from_civil(f.year, f.month, f.day);
-    let time_ms =
-        f.hour * MS_PER_HOUR + f.minute * MS_PER_MINUTE + f.second * MS_PER_SECOND + f.milli;
+    let utc_ms = f.civil.utc_ms().ok_or_else(bad)?;
     let offset_ms = f.offset_sign * (f.offset_hour * MS_PER_HOUR + f.offset_minute * MS_PER_MINUTE);
-    parsed(
-        text,
-        i128::from(days) * i128::from(MS_PER_DAY) + i128::from(time_ms) - i128::from(offset_ms),
-    )
+    parsed(text, utc_ms - i128::from(offset_ms))
 }
 
-/// The fields of an ISO 8601 date-time in the documented extended forms.
-struct IsoFields {
+/// Calendar fields read from text (a text's missing fields are those of
+/// 1970-01-01T00:00:00.000); ranges are checked by [`Fields::utc_ms`].
+#[derive(Debug, Clone, Copy)]
+struct Fields {
     year: i64,
     month: i64,
     day: i64,
     hour: i64,
     minute: i64,
     second: i64,
-    /// Milliseconds: the fraction's first three digits (any more are truncated).
+    /// Milliseconds (of ISO text: the fraction's first three digits, any
+    /// more truncated).
     milli: i64,
+}
+
+impl Fields {
+    /// 1970-01-01T00:00:00.000 in `year`.
+    fn in_year(year: i64) -> Fields {
+        Fields {
+            year,
+            month: 1,
+            day: 1,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            milli: 0,
+        }
+    }
+
+    /// Epoch milliseconds of the fields read as UTC, or `None` for a field
+    /// out of its range (month 13, Feb 30, hour 24, minute or second 60).
+    fn utc_ms(&self) -> Option<i128> {
+        if !(1..=12).contains(&self.month)
+            || !(1..=days_in_month(self.year, self.month)).contains(&self.day)
+            || self.hour > 23
+            || self.minute > 59
+            || self.second > 59
+        {
+            return None;
+        }
+        let days = days_from_civil(self.year, self.month, self.day);
+        let time_ms = self.hour * MS_PER_HOUR
+            + self.minute * MS_PER_MINUTE
+            + self.second * MS_PER_SECOND
+            + self.milli;
+        Some(i128::from(days) * i128::from(MS_PER_DAY) + i128::from(time_ms))
+    }
+}
+
+/// The fields of an ISO 8601 date-time in the documented extended forms.
+struct IsoFields {
+    /// The date and time of day, before the offset.
+    civil: Fields,
     /// 1, or -1 for a `-` offset.
     offset_sign: i64,
     offset_hour: i64,
@@ -129,13 +160,7 @@ struct IsoFields {
 fn iso_fields(year: i64, b: &[u8]) -> Option<IsoFields> {
     let byte = |at: usize| b.get(at).copied();
     let mut f = IsoFields {
-        year,
-        month: 1,
-        day: 1,
-        hour: 0,
-        minute: 0,
-        second: 0,
-        milli: 0,
+        civil: Fields::in_year(year),
         offset_sign: 1,
         offset_hour: 0,
         offset_minute: 0,
@@ -144,22 +169,22 @@ fn iso_fields(year: i64, b: &[u8]) -> Option<IsoFields> {
         return Some(f);
     }
     (byte(0) == Some(b'-')).then_some(())?;
-    f.month = digits(b, 1, 2)?;
+    f.civil.month = digits(b, 1, 2)?;
     if b.len() == 3 {
         return Some(f);
     }
     (byte(3) == Some(b'-')).then_some(())?;
-    f.day = digits(b, 4, 2)?;
+    f.civil.day = digits(b, 4, 2)?;
     if b.len() == 6 {
         return Some(f);
     }
     matches!(byte(6), Some(b'T' | b' ')).then_some(())?;
-    f.hour = digits(b, 7, 2)?;
+    f.civil.hour = digits(b, 7, 2)?;
     (byte(9) == Some(b':')).then_some(())?;
-    f.minute = digits(b, 10, 2)?;
+    f.civil.minute = digits(b, 10, 2)?;
     let mut at = 12;
     if byte(at) == Some(b':') {
-        f.second = digits(b, at + 1, 2)?;
+        f.civil.second = digits(b, at + 1, 2)?;
         at += 3;
         if byte(at) == Some(b'.') {
             at += 1;
@@ -169,7 +194,7 @@ fn iso_fields(year: i64, b: &[u8]) -> Option<IsoFields> {
             }
             (at > start).then_some(())?;
             // Three digits, padded with zeros: ".5" is 500 ms.
-            f.milli = (0..3).fold(0, |acc, i| {
+            f.civil.milli = (0..3).fold(0, |acc, i| {
                 let d = if start + i < at {
                     byte(start + i).map_or(0, |c| c - b'0')
                 } else {
@@ -208,15 +233,14 @@ fn iso_fields(year: i64, b: &[u8]) -> Option<IsoFields> {
 pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
     let shown: String = format.chars().take(40).collect();
     let bad = || invalid_date(text, &format!(" does not match format \"{shown}\""));
-    let (mut year, mut month, mut day) = (1970, 1, 1);
-    let (mut hour, mut minute, mut second, mut milli) = (0, 0, 0, 0);
+    let mut f = Fields::in_year(1970);
     let mut rest = text;
     for item in items(format) {
         match item {
             Item::Literal(l) => rest = rest.strip_prefix(l).ok_or_else(bad)?,
             Item::Token(Token::Year) => {
                 let (v, w) = year_prefix(rest.as_bytes()).ok_or_else(bad)?;
-                year = v;
+                f.year = v;
                 rest = rest.get(w..).unwrap_or("");
             }
             Item::Token(t) => {
@@ -224,30 +248,19 @@ pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
                 let v = digits(rest.as_bytes(), 0, w).ok_or_else(bad)?;
                 rest = rest.get(w..).unwrap_or("");
                 match t {
-                    Token::Month => month = v,
-                    Token::Day => day = v,
-                    Token::Hour => hour = v,
-                    Token::Minute => minute = v,
-                    Token::Second => second = v,
-                    Token::Milli => milli = v,
-                    Token::Year => year = v,
+                    Token::Month => f.month = v,
+                    Token::Day => f.day = v,
+                    Token::Hour => f.hour = v,
+                    Token::Minute => f.minute = v,
+                    Token::Second => f.second = v,
+                    Token::Milli => f.milli = v,
+                    Token::Year => f.year = v,
                 }
             }
         }
     }
-    if !rest.is_empty()
-        || !(1..=12).contains(&month)
-        || !(1..=days_in_month(year, month)).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
+    if !rest.is_empty() {
         return Err(bad());
     }
-    let ms = days_from_civil(year, month, day) * MS_PER_DAY
-        + hour * MS_PER_HOUR
-        + minute * MS_PER_MINUTE
-        + second * MS_PER_SECOND
-        + milli;
-    parsed(text, i128::from(ms))
+    parsed(text, f.utc_ms().ok_or_else(bad)?)
 }
