@@ -2,7 +2,7 @@
 //! JavaScript's global regexes find them (`matchAll`), and splitting
 //! around matches (the string method `split`).
 
-use super::SCAN_BYTES_PER_FUEL;
+use super::{CAPTURE_FUEL_PER_BYTE, CAPTURE_SEARCH_FUEL, PIECE_FUEL, SCAN_BYTES_PER_FUEL};
 use crate::error::Error;
 use crate::runtime::Runtime;
 use crate::value::{HEADER_BYTES, Regex, SLOT_BYTES, STRING_HEADER_BYTES, Value};
@@ -37,6 +37,42 @@ pub fn rescan_fuel(re: &Regex, s: &str, pos: usize) -> u64 {
         rest.min(re.lookahead())
     };
     (ahead / SCAN_BYTES_PER_FUEL).saturating_mul(u64::from(re.scan_cost()))
+}
+
+/// Fuel for resolving the capture groups of a match `len` bytes long:
+/// [`CAPTURE_SEARCH_FUEL`] plus `len * CAPTURE_FUEL_PER_BYTE * scan_cost`.
+pub fn capture_fuel(re: &Regex, len: usize) -> u64 {
+    CAPTURE_SEARCH_FUEL.saturating_add(
+        (len as u64)
+            .saturating_mul(CAPTURE_FUEL_PER_BYTE)
+            .saturating_mul(u64::from(re.scan_cost())),
+    )
+}
+
+/// The next match of `re` in `s` at or after byte `at`, with its groups
+/// resolved into `locs`: the match is found first (by the search the
+/// caller paid for), then [`capture_fuel`] is charged for its length, and
+/// only then does the capture engine run over it. Searching again from
+/// the match's start finds the same match, and assertions still see the
+/// whole haystack.
+///
+/// # Errors
+/// The fuel error, before the capture engine runs.
+pub(super) fn captures_at(
+    rt: &mut dyn Runtime,
+    re: &Regex,
+    s: &str,
+    at: usize,
+    locs: &mut ::regex::CaptureLocations,
+) -> Result<Option<(usize, usize)>, Error> {
+    let compiled = re.compiled();
+    let Some(m) = compiled.find_at(s, at) else {
+        return Ok(None);
+    };
+    rt.fuel(capture_fuel(re, m.len()))?;
+    Ok(compiled
+        .captures_read_at(locs, s, m.start())
+        .map(|c| (c.start(), c.end())))
 }
 
 /// Charges [`scan_fuel`] for scanning `s` with `re`.
@@ -127,8 +163,8 @@ pub fn all_matches<'a>(re: &Regex, s: &'a str) -> Vec<&'a str> {
 }
 
 /// All non-overlapping matches of `re` in `s` as an array value of strings.
-/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
-/// per match plus its bytes / 16, and memory for the array header, each
+/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search,
+/// [`PIECE_FUEL`] per match plus its bytes / 16, and memory for the array header, each
 /// slot and each string before it is built.
 ///
 /// # Errors
@@ -144,7 +180,7 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
         }
         let Some(m) = it.next() else { break };
         let len = m.len() as u64;
-        rt.fuel(1 + len / SCAN_BYTES_PER_FUEL)?;
+        rt.fuel(PIECE_FUEL + len / SCAN_BYTES_PER_FUEL)?;
         rt.alloc(SLOT_BYTES + STRING_HEADER_BYTES + len)?;
         items.push(Value::from(m.as_str()));
     }
@@ -159,8 +195,9 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
 /// after the piece before it (`null` for a group that did not participate);
 /// `""` gives `[]` when the regex matches the empty string, else `[""]`.
 ///
-/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search, one fuel
-/// per separator, memory for the array header, each slot and each string
+/// Charges [`scan_fuel`], [`rescan_fuel`] for every later search,
+/// [`PIECE_FUEL`] per separator, [`capture_fuel`] per separator when the
+/// regex has groups, memory for the array header, each slot and each string
 /// before it is built.
 ///
 /// # Errors
@@ -184,30 +221,36 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
         Ok(())
     }
     let mut locs = compiled.capture_locations();
+    let groups = locs.len() > 1;
     let mut p = 0; // end of the last separator
     let mut q = 0; // where to search next
     while q < s.len() {
         rt.fuel(rescan_fuel(re, s, q))?;
-        let Some(m) = compiled.captures_read_at(&mut locs, s, q) else {
+        let found = if groups {
+            captures_at(rt, re, s, q, &mut locs)?
+        } else {
+            compiled.find_at(s, q).map(|m| (m.start(), m.end()))
+        };
+        let Some((start, end)) = found else {
             break;
         };
-        if m.start() >= s.len() {
+        if start >= s.len() {
             break;
         }
-        if m.end() == p {
+        if end == p {
             // An empty match where the last piece ended: try one character on.
-            match next_char(s, m.start()) {
+            match next_char(s, start) {
                 Some(n) => q = n,
                 None => break,
             }
             continue;
         }
-        rt.fuel(1)?;
-        push(rt, &mut out, s.get(p..m.start()))?;
+        rt.fuel(PIECE_FUEL)?;
+        push(rt, &mut out, s.get(p..start))?;
         for g in 1..locs.len() {
             push(rt, &mut out, locs.get(g).and_then(|(a, b)| s.get(a..b)))?;
         }
-        p = m.end();
+        p = end;
         q = p;
     }
     push(rt, &mut out, s.get(p..))?;

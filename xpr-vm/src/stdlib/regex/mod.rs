@@ -43,11 +43,15 @@
 //! A scan of a haystack costs `1 + bytes / 16 * scan_cost` fuel
 //! ([`scan_fuel`]), where the regex's scan cost is 1 for patterns of up to
 //! 63 estimated automaton states and grows by one per 64 more; every
-//! match found by `matchAll`, `replacePattern`/`replace` and `split` costs one
-//! more, plus `bytes / 16` of the text it produces (a replacement also one
-//! per piece of its template, see `replacement`), and each search after
-//! the first costs [`rescan_fuel`] (nothing, except for patterns whose
-//! searches may read far past their match). Memory is charged (through
+//! match found by `replacePattern`/`replace` costs one more, every piece
+//! `matchAll` and `split` produce [`PIECE_FUEL`], plus `bytes / 16` of the
+//! text produced (a replacement also one per piece of its template, see
+//! `replacement`); a match whose capture groups are read (`split` by a
+//! regex with groups, a replacement template naming groups) costs
+//! [`capture_fuel`], several units per byte of the match, charged before
+//! the capture engine runs; and each search after the first costs
+//! [`rescan_fuel`] (nothing, except for patterns whose searches may read
+//! far past their match). Memory is charged (through
 //! [`Runtime::alloc`]) before each result string or array is built: a
 //! string's byte length, an array's header plus one slot per element.
 //!
@@ -68,6 +72,18 @@ pub const NEST_LIMIT: u32 = 64;
 pub const MAX_REPEAT: u32 = 1000;
 /// Haystack bytes scanned per unit of fuel (times the regex's scan cost).
 pub const SCAN_BYTES_PER_FUEL: u64 = 16;
+/// Fuel per piece a regex `split` or `matchAll` produces: each is a string
+/// allocated on its own, as for `split` by a string.
+pub const PIECE_FUEL: u64 = 3;
+/// Fuel per search that resolves capture groups (`split` by a regex with
+/// groups, `replace` with a template naming groups): the crate finds the
+/// match, then runs its capture engine over it, several times the cost of
+/// a plain search.
+pub const CAPTURE_SEARCH_FUEL: u64 = 14;
+/// Fuel per byte of a match whose groups are resolved, times the regex's
+/// scan cost: the capture engine steps through the pattern's states for
+/// each byte of the match (about 50 times the search's cost per byte).
+pub const CAPTURE_FUEL_PER_BYTE: u64 = 3;
 /// Estimated automaton states per unit of a regex's scan cost: a pattern
 /// of up to 63 estimated states scans 16 bytes per fuel, `a[ab]{500}b`
 /// (about 2,000) 16 bytes per 32 fuel.
@@ -100,8 +116,8 @@ mod translate;
 
 pub use compiling::{Prepared, Refusal, compile, compile_fuel, prepare};
 pub use matching::{
-    all_matches, charge_scan, find_value, first_match, is_match, match_all_values, rescan_fuel,
-    scan_fuel, split,
+    all_matches, capture_fuel, charge_scan, find_value, first_match, is_match, match_all_values,
+    rescan_fuel, scan_fuel, split,
 };
 pub use replacement::replace_all;
 pub use size::DEFAULT_PROGRAM_REGEX_BYTES;

@@ -37,7 +37,7 @@
 use std::collections::HashMap;
 
 use super::SCAN_BYTES_PER_FUEL;
-use super::matching::{charge_scan, next_char, rescan_fuel};
+use super::matching::{captures_at, charge_scan, next_char, rescan_fuel};
 use crate::error::Error;
 use crate::runtime::Runtime;
 use crate::value::Regex;
@@ -260,13 +260,15 @@ fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Err
 ///
 /// Charges [`scan_fuel`], `replacement bytes / 16` for reading the
 /// template, [`rescan_fuel`] for every later search, one fuel per match
-/// plus the expansion's fuel, and, for every piece of the result, its bytes
+/// plus the expansion's fuel ([`capture_fuel`] too when the template
+/// names groups), and, for every piece of the result, its bytes
 /// of memory (before appending) and bytes / 16 fuel.
 ///
 /// # Errors
 /// Fuel or memory errors.
 ///
 /// [`scan_fuel`]: super::scan_fuel
+/// [`capture_fuel`]: super::capture_fuel
 pub fn replace_all(
     rt: &mut dyn Runtime,
     re: &Regex,
@@ -285,19 +287,19 @@ pub fn replace_all(
     while let Some(at) = pos {
         rt.fuel(rescan_fuel(re, s, at))?;
         let found = if needs_groups {
-            compiled.captures_read_at(&mut locs, s, at)
+            captures_at(rt, re, s, at, &mut locs)?
         } else {
-            compiled.find_at(s, at)
+            compiled.find_at(s, at).map(|m| (m.start(), m.end()))
         };
-        let Some(m) = found else { break };
+        let Some((start, end)) = found else { break };
         rt.fuel(1)?;
-        append(rt, &mut out, s.get(last..m.start()).unwrap_or(""))?;
-        template.expand(rt, &mut out, s, (m.start(), m.end()), &locs)?;
-        last = m.end();
-        pos = if m.is_empty() {
-            next_char(s, m.end())
+        append(rt, &mut out, s.get(last..start).unwrap_or(""))?;
+        template.expand(rt, &mut out, s, (start, end), &locs)?;
+        last = end;
+        pos = if start == end {
+            next_char(s, end)
         } else {
-            Some(m.end())
+            Some(end)
         };
     }
     append(rt, &mut out, s.get(last..).unwrap_or(""))?;

@@ -525,6 +525,52 @@ fn rescanning_patterns_detected() {
 }
 
 #[test]
+fn capture_groups_are_charged_per_byte_of_the_match_before_they_are_read() {
+    // A capture group over a long match: the capture engine reads the
+    // match once more, far slower per byte than the search (fuzz
+    // finding: `huge.split(/(x+)*$/)` did ~80x the work per fuel unit).
+    let hay = "x".repeat(10_000);
+    let r = re(r"(x+)*$");
+    let mut rt = TestRuntime::default();
+    let got = split(&mut rt, &r, &hay).ok();
+    assert_eq!(got.as_ref().map(Vec::len), Some(3));
+    let capture = capture_fuel(&r, 10_000);
+    assert!(capture >= 30_000, "{capture}");
+    assert_eq!(rt.fuel_used, scan_fuel(&r, &hay) + capture + PIECE_FUEL);
+    // The same through a replacement naming the group; a template
+    // without groups pays for no capture.
+    let mut rt = TestRuntime::default();
+    assert!(replace_all(&mut rt, &r, &hay, "<$1>").is_ok());
+    assert!(rt.fuel_used >= capture, "{}", rt.fuel_used);
+    let mut plain = TestRuntime::default();
+    assert!(replace_all(&mut plain, &r, &hay, "-").is_ok());
+    assert!(plain.fuel_used < 1_000, "{}", plain.fuel_used);
+    // Under a budget that covers the search but not the groups, the
+    // fuel error comes before the capture engine runs.
+    for f in [0, 1] {
+        let mut tight = TestRuntime {
+            fuel_limit: Some(scan_fuel(&r, &hay) + 100),
+            ..TestRuntime::default()
+        };
+        let result = match f {
+            0 => split(&mut tight, &r, &hay).map(|_| ()),
+            _ => replace_all(&mut tight, &r, &hay, "$1").map(|_| ()),
+        };
+        assert_eq!(result.err().map(|e| e.kind()), Some(ErrorKind::Fuel));
+    }
+    // Many short separators with a group: each pays a capture search.
+    let mut rt = TestRuntime::default();
+    let got = split(&mut rt, &re("(,)"), &"x,".repeat(100)).ok();
+    assert_eq!(got.as_ref().map(Vec::len), Some(201));
+    assert!(rt.fuel_used >= 100 * (CAPTURE_SEARCH_FUEL + PIECE_FUEL));
+    // Without groups, a split searches without the capture engine.
+    let mut rt = TestRuntime::default();
+    let got = split(&mut rt, &re(","), &"x,".repeat(100)).ok();
+    assert_eq!(got.as_ref().map(Vec::len), Some(101));
+    assert!(rt.fuel_used < 100 * CAPTURE_SEARCH_FUEL);
+}
+
+#[test]
 fn rescanning_is_charged_per_search() {
     let hay = "a".repeat(1_600);
     let r = re(r"\w*b|a");
@@ -536,11 +582,14 @@ fn rescanning_is_charged_per_search() {
         Some(1_600)
     );
     let rest: u64 = (1..1_600u64).map(|p| (1_600 - p) / 16).sum();
-    assert_eq!(rt.fuel_used, scan_fuel(&r, &hay) + rest + 1_600);
+    assert_eq!(
+        rt.fuel_used,
+        scan_fuel(&r, &hay) + rest + 1_600 * PIECE_FUEL
+    );
     // The same matches without the risky branch cost linear fuel.
     let mut plain = TestRuntime::default();
     assert!(match_all_values(&mut plain, &re("a"), &hay).is_ok());
-    assert_eq!(plain.fuel_used, 1 + 100 + 1_600);
+    assert_eq!(plain.fuel_used, 1 + 100 + 1_600 * PIECE_FUEL);
     // Under a budget, a long haystack stops with a fuel error.
     let long = "a".repeat(200_000);
     for f in [0, 1, 2] {
