@@ -21,10 +21,13 @@ pub enum ParseErrorKind {
 /// A positioned parse error (spec "Error Model").
 ///
 /// `Display` prints the spec's form, `"{message} at position {span.start}"`,
-/// for example `Unexpected token '@' at position 6`. `message` itself carries
-/// no position suffix. Positions are 0-indexed **character** offsets.
+/// for example `Unexpected token '@' at position 6`, with the hint, when
+/// there is one, in parentheses before the position:
+/// `Unexpected token 'and' (XPR writes `&&` for `and`) at position 2`.
+/// `message` itself carries neither. Positions are 0-indexed **character**
+/// offsets.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{} at position {}", .message, .span.start)]
+#[error("{}{} at position {}", .message, Hinted(.hint.as_deref()), .span.start)]
 pub struct ParseError {
     /// Which rule was broken.
     pub kind: ParseErrorKind,
@@ -40,6 +43,22 @@ pub struct ParseError {
     /// category (`identifier`, `number`, `string`, `template`, `regex`).
     /// Empty when not applicable.
     pub expected: Vec<String>,
+    /// What to write instead, when the error is a construct of another
+    /// language (`XPR writes `&&` for `and``, see [`crate::foreign`]) or
+    /// another known slip (`{id}` for `{id: id}`); `None` otherwise.
+    pub hint: Option<String>,
+}
+
+/// ` (HINT)`, or nothing.
+struct Hinted<'a>(Option<&'a str>);
+
+impl std::fmt::Display for Hinted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(h) => write!(f, " ({h})"),
+            None => Ok(()),
+        }
+    }
 }
 
 impl ParseError {
@@ -50,6 +69,7 @@ impl ParseError {
             message: message.into(),
             span,
             expected: Vec::new(),
+            hint: None,
         }
     }
 
@@ -60,6 +80,7 @@ impl ParseError {
             message: "Expression depth limit exceeded".to_string(),
             span,
             expected: Vec::new(),
+            hint: None,
         }
     }
 
@@ -73,6 +94,7 @@ impl ParseError {
             ),
             span: Span::new(at, at),
             expected: Vec::new(),
+            hint: None,
         }
     }
 }

@@ -24,6 +24,7 @@
 
 use crate::ast::Span;
 use crate::error::ParseError;
+use crate::foreign::Construct;
 
 /// Whether `c` separates tokens: JavaScript's `WhiteSpace` and
 /// `LineTerminator` (the spec is silent; the reference runtimes' lexers
@@ -211,6 +212,19 @@ pub struct Lexed {
     pub unclosed: Vec<(&'static str, u32)>,
     /// The source length in characters.
     pub len: u32,
+    /// Constructs of other languages met while lexing in foreign mode
+    /// (see [`crate::foreign`]); empty otherwise.
+    pub(crate) found: Vec<Found>,
+}
+
+/// A construct of another language the lexer replaced by the XPR token
+/// meant, or dropped (in foreign mode only): `construct`, spelt at
+/// characters `start..end`.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub(crate) construct: Construct,
+    pub(crate) start: u32,
+    pub(crate) end: u32,
 }
 
 /// Splits `src` into tokens (spec "Syntax", "EBNF Grammar").
@@ -221,7 +235,17 @@ pub struct Lexed {
 /// has characters. The caller has checked that `src` has at most
 /// `u32::MAX` characters.
 pub fn tokenize(src: &str, max_depth: u32) -> Lexed {
+    tokenize_mode(src, max_depth, false)
+}
+
+/// [`tokenize`], but in foreign mode the characters that are no XPR token
+/// yet spell a construct of another language (`|`, `&`, `^`, `$name`,
+/// `a // b`) become the XPR token meant, each recorded in [`Lexed::found`],
+/// so that the parser can go on and find the expression's other errors.
+pub(crate) fn tokenize_mode(src: &str, max_depth: u32, foreign: bool) -> Lexed {
     let mut lx = Lexer {
+        foreign,
+        found: Vec::new(),
         chars: src.chars().collect(),
         i: 0,
         tokens: Vec::new(),
@@ -238,6 +262,7 @@ pub fn tokenize(src: &str, max_depth: u32) -> Lexed {
         error,
         unclosed,
         len,
+        found: lx.found,
     }
 }
 
@@ -252,6 +277,9 @@ struct Lexer {
     /// The arrow-candidate `(` whose `)` was the last token.
     arrow_check: Option<usize>,
     max_depth: u32,
+    /// Foreign mode (see [`tokenize_mode`]).
+    foreign: bool,
+    found: Vec<Found>,
 }
 
 fn pos(i: usize) -> u32 {
@@ -302,6 +330,16 @@ impl Lexer {
         }
         self.run = 0;
         self.tokens.push((pos(start), tok, pos(self.i)));
+    }
+
+    /// Emits `tok` for a foreign construct spelt from `start` to here.
+    fn replaced(&mut self, start: usize, construct: Construct, tok: Tok) {
+        self.found.push(Found {
+            construct,
+            start: pos(start),
+            end: pos(self.i),
+        });
+        self.push(start, tok);
     }
 
     /// Emits an opening bracket and pushes its frame. A `(` in operand
@@ -404,6 +442,35 @@ impl Lexer {
                         _ => Tok::Ident(word),
                     };
                     self.push(start, tok);
+                }
+                '/' if self.foreign
+                    && self.prev_ends_operand()
+                    && self.peek_at(1) == Some('/') =>
+                {
+                    // Python's floor division or jq's alternative operator.
+                    self.i += 2;
+                    self.replaced(start, Construct::DoubleSlash, Tok::Nullish);
+                }
+                '|' | '&' | '^'
+                    if self.foreign
+                        && !matches!((c, self.peek_at(1)), ('|', Some('|' | '>')) | ('&', Some('&'))) =>
+                {
+                    self.i += 1;
+                    let (construct, tok) = match c {
+                        '|' => (Construct::Bar, Tok::Pipe),
+                        '&' => (Construct::Ampersand, Tok::AndAnd),
+                        _ => (Construct::Caret, Tok::StarStar),
+                    };
+                    self.replaced(start, construct, tok);
+                }
+                '$' if self.foreign && self.peek_at(1).is_some_and(is_ident_start) => {
+                    // A jq or shell variable: the name without its `$`.
+                    self.i += 1;
+                    self.found.push(Found {
+                        construct: Construct::Dollar,
+                        start: pos(start),
+                        end: pos(self.i),
+                    });
                 }
                 '/' if !self.prev_ends_operand() => {
                     let r = self.regex()?;

@@ -22,6 +22,7 @@
 
 pub mod ast;
 mod error;
+pub mod foreign;
 pub mod lexer;
 mod nodes;
 mod printer;
@@ -92,6 +93,36 @@ pub fn parse(src: &str) -> Result<ast::Expr, ParseError> {
 ///   `duplicate binding 'a'`, `Invalid escape sequence '\q'`,
 ///   `Number out of range: 1e400`, ... Positions are character offsets.
 pub fn parse_with(src: &str, opts: &ParseOptions) -> Result<ast::Expr, ParseError> {
+    match parse_plain(src, opts) {
+        Ok(e) => Ok(e),
+        Err(first) => Err(Diagnosis::of(src, opts, first).first),
+    }
+}
+
+/// The most syntax errors [`parse_errors`] reports.
+pub const MAX_ERRORS: usize = 10;
+
+/// Every syntax error of `src` that one pass can tell apart, in source
+/// order, at most [`MAX_ERRORS`]; empty when `src` parses. The first is the
+/// error [`parse_with`] returns. The others are what remains once each
+/// construct of another language recognised before them is replaced by
+/// the XPR it stands for (see [`foreign`]): `a and b or c` gives the
+/// errors at `and` and at `or`, each with its hint. Recognised constructs
+/// that cannot be replaced (`CASE WHEN ...`) end the list, as anything
+/// after them might be an error only by accident.
+pub fn parse_errors(src: &str, opts: &ParseOptions) -> Vec<ParseError> {
+    match parse_plain(src, opts) {
+        Ok(_) => Vec::new(),
+        Err(first) => Diagnosis::of(src, opts, first).all(src, opts),
+    }
+}
+
+fn max_depth(opts: &ParseOptions) -> u32 {
+    opts.max_depth.unwrap_or(DEPTH_CEILING).min(DEPTH_CEILING)
+}
+
+/// The parse as the spec defines it, without hints.
+fn parse_plain(src: &str, opts: &ParseOptions) -> Result<ast::Expr, ParseError> {
     let limit = opts.max_length.unwrap_or(usize::MAX);
     if src.len() > limit || src.len() > u32::MAX as usize {
         let chars = src.chars().count();
@@ -102,17 +133,99 @@ pub fn parse_with(src: &str, opts: &ParseOptions) -> Result<ast::Expr, ParseErro
             return Err(ParseError::length(chars, u32::MAX as usize));
         }
     }
-    let max = opts.max_depth.unwrap_or(DEPTH_CEILING).min(DEPTH_CEILING);
-    let lexed = lexer::tokenize(src, max);
-    let tokens = lexed
-        .tokens
-        .iter()
-        .cloned()
-        .map(Ok)
-        .chain(lexed.error.clone().map(Err));
-    match grammar::ExprParser::new().parse(max, tokens) {
+    let lexed = lexer::tokenize(src, max_depth(opts));
+    parse_tokens(src, &lexed, lexed.tokens.iter().cloned(), opts)
+}
+
+fn parse_tokens(
+    src: &str,
+    lexed: &Lexed,
+    tokens: impl Iterator<Item = lexer::Spanned>,
+    opts: &ParseOptions,
+) -> Result<ast::Expr, ParseError> {
+    let tokens = tokens.map(Ok).chain(lexed.error.clone().map(Err));
+    match grammar::ExprParser::new().parse(max_depth(opts), tokens) {
         Ok(n) => Ok(n.e),
-        Err(e) => Err(convert(e, src, &lexed)),
+        Err(e) => Err(convert(e, src, lexed)),
+    }
+}
+
+/// A failed parse with the constructs of other languages in the source.
+struct Diagnosis {
+    first: ParseError,
+    findings: Vec<foreign::Finding>,
+    lexed: Option<Lexed>,
+    repaired: Vec<lexer::Spanned>,
+}
+
+impl Diagnosis {
+    /// Scans `src` for constructs of other languages and gives `first`
+    /// the hint of the one it is at. Limit errors get no hint.
+    fn of(src: &str, opts: &ParseOptions, mut first: ParseError) -> Diagnosis {
+        if first.kind != ParseErrorKind::Syntax {
+            return Diagnosis {
+                first,
+                findings: Vec::new(),
+                lexed: None,
+                repaired: Vec::new(),
+            };
+        }
+        let lexed = lexer::tokenize_mode(src, max_depth(opts), true);
+        let (findings, repaired) = foreign::scan(&lexed);
+        if let Some(f) = findings.iter().find(|f| f.explains(first.span.start)) {
+            first.hint = Some(f.hint());
+        }
+        Diagnosis {
+            first,
+            findings,
+            lexed: Some(lexed),
+            repaired,
+        }
+    }
+
+    /// The first error, then the constructs found after it and the error
+    /// that remains once they are replaced, up to the first construct that
+    /// cannot be.
+    fn all(self, src: &str, opts: &ParseOptions) -> Vec<ParseError> {
+        let Diagnosis {
+            first,
+            findings,
+            lexed,
+            repaired,
+        } = self;
+        let at = first.span.start;
+        let mut out = vec![first];
+        let Some(lexed) = lexed else {
+            return out;
+        };
+        let end = findings
+            .iter()
+            .find(|f| f.stop)
+            .map_or(u32::MAX, |f| f.at.start);
+        for f in &findings {
+            if out.len() >= MAX_ERRORS {
+                break;
+            }
+            if f.at.start > at && f.at.start <= end {
+                let mut e = ParseError::syntax(
+                    format!("Unexpected token '{}'", token_text(src, f.at.start, f.at.end)),
+                    f.at,
+                );
+                e.hint = Some(f.hint());
+                out.push(e);
+            }
+        }
+        if let Err(e) = parse_tokens(src, &lexed, repaired.into_iter(), opts)
+            && e.kind == ParseErrorKind::Syntax
+            && e.span.start > at
+            && e.span.start < end
+            && !findings.iter().any(|f| f.explains(e.span.start))
+        {
+            out.push(e);
+        }
+        out.sort_by_key(|e| e.span.start);
+        out.truncate(MAX_ERRORS);
+        out
     }
 }
 
@@ -192,17 +305,17 @@ fn convert(
                 ParseError::syntax("Expected expression after ';'", Span::new(semi, semi + 1))
             } else {
                 let text = token_text(src, l, r);
+                let mut err =
+                    ParseError::syntax(format!("Unexpected token '{text}'"), Span::new(l, r));
                 // `{id, status}`: JavaScript's shorthand property, which XPR
                 // does not have (spec EBNF): say what to write instead.
-                let hint = if expected.len() == 1
+                if expected.len() == 1
                     && expected.first().is_some_and(|x| x == ":")
                     && (text == "," || text == "}")
                 {
-                    " (an object property needs a value: write {name: name})"
-                } else {
-                    ""
-                };
-                ParseError::syntax(format!("Unexpected token '{text}'{hint}"), Span::new(l, r))
+                    err.hint = Some("an object property needs a value: write {name: name}".into());
+                }
+                err
             };
             err.expected = expected;
             err

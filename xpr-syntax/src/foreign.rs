@@ -1,0 +1,798 @@
+//! Syntax that other languages have and XPR does not: Python's `and` and
+//! `x if c else y`, JavaScript's `===` and `function`, SQL's `IS NULL` and
+//! `CASE WHEN`, jq's `.field` and `|`. Each is a row of [`TOKEN_HINTS`]:
+//! how the other language writes it, and the hint naming XPR's spelling,
+//! which a parse error at that construct carries
+//! (`Unexpected token 'and' (XPR writes `&&` for `and`)`).
+//!
+//! This is the token half of the runtime's table of foreign constructs;
+//! names, functions and methods (`None`, `len(x)`, `.toUpperCase()`) are
+//! the other half, `xpr_vm::foreign`, consulted by the compiler and the VM.
+//! Each construct has one row in one of the two.
+//!
+//! The same scan lets the parser report several errors in one pass: each
+//! construct it recognises is replaced by the XPR tokens it stands for
+//! (`and` by `&&`, `x in (1, 2)` by `x == [1, 2]`, which parses), so the
+//! parse can go on and reach the next mistake. A construct with no such
+//! replacement (`CASE WHEN`, `function (x) {...}`) stops the collection
+//! there: what follows it would only be reported by accident.
+
+use crate::ast::Span;
+use crate::lexer::{Found, Lexed, Spanned, Tok};
+
+/// A construct of another language that is not XPR syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Construct {
+    /// `a and b` (Python, SQL).
+    And,
+    /// `a or b`.
+    Or,
+    /// `not x` (Python, SQL).
+    Not,
+    /// `x in list` (Python, SQL `IN (...)`).
+    In,
+    /// `x not in list` (Python, SQL `NOT IN`).
+    NotIn,
+    /// `x IS NULL`, `x is None`, `x IS NOT NULL`.
+    Is,
+    /// `a if cond else b`, `elif` (Python), `if (c) a else b`.
+    Conditional,
+    /// `CASE WHEN c THEN a ELSE b END` (SQL).
+    Case,
+    /// `name LIKE 'a%'` (SQL).
+    Like,
+    /// `x BETWEEN a AND b` (SQL).
+    Between,
+    /// `CAST(x AS INT)`, `expr AS name` (SQL).
+    As,
+    /// `[f(x) for x in xs]` (Python).
+    Comprehension,
+    /// `... WHERE cond` (SQL).
+    Where,
+    /// `x instanceof Array` (JavaScript).
+    InstanceOf,
+    /// `lambda x: ...` (Python).
+    Lambda,
+    /// `function (x) { return ... }` (JavaScript), `def f(x)` (Python).
+    Function,
+    /// `return x` (JavaScript, Python).
+    Return,
+    /// `new Date()` (JavaScript).
+    New,
+    /// `typeof x` (JavaScript).
+    TypeOf,
+    /// `const x = ...`, `var x = ...` (JavaScript).
+    Declaration,
+    /// `===` (JavaScript).
+    StrictEq,
+    /// `!==` (JavaScript).
+    StrictNe,
+    /// `<>` (SQL).
+    SqlNe,
+    /// `a = b` comparing (SQL).
+    Assign,
+    /// `f"{a}-{b}"` (Python).
+    FString,
+    /// `.field` (jq).
+    LeadingDot,
+    /// `.` alone, `.[]` (jq's input).
+    JqInput,
+    /// `a | f` (jq, shell).
+    Bar,
+    /// `a & b` (bitwise and, or a mistyped `&&`).
+    Ampersand,
+    /// `a ^ b` (a power in SQL and spreadsheets; bitwise xor elsewhere).
+    Caret,
+    /// `$name` (jq, shell).
+    Dollar,
+    /// `a // b` (Python floor division, jq's alternative).
+    DoubleSlash,
+}
+
+/// One row of the table: a construct, how other languages write it, and
+/// what XPR writes instead.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenHint {
+    /// The construct.
+    pub construct: Construct,
+    /// How other languages write it (for documentation).
+    pub written: &'static str,
+    /// The languages that write it so.
+    pub languages: &'static str,
+    /// The hint, naming XPR's spelling; `{name}` stands for the name
+    /// written (the field of `.delay`, the variable of `$x`).
+    pub hint: &'static str,
+}
+
+/// The token constructs of other languages and XPR's spelling of each.
+pub static TOKEN_HINTS: &[TokenHint] = &[
+    row(Construct::And, "a and b", "Python, SQL", "XPR writes `&&` for `and`"),
+    row(Construct::Or, "a or b", "Python, SQL", "XPR writes `||` for `or`"),
+    row(Construct::Not, "not x", "Python, SQL", "XPR writes `!` for `not`: `!x`, `!(a && b)`"),
+    row(
+        Construct::In,
+        "x in list, x IN (a, b)",
+        "Python, SQL",
+        "XPR has no `in` operator: write `list.includes(x)` or `[a, b].includes(x)`; for a string `text.contains(part)`, for an object `obj.has(key)`",
+    ),
+    row(
+        Construct::NotIn,
+        "x not in list",
+        "Python, SQL",
+        "XPR has no `not in`: write `!list.includes(x)`, for a string `!text.contains(part)`",
+    ),
+    row(
+        Construct::Is,
+        "x IS NULL, x is None, x IS NOT NULL",
+        "SQL, Python",
+        "XPR compares with `==` and `!=`: write `x == null` for `x IS NULL` or `x is None`, `x != null` for `IS NOT NULL`",
+    ),
+    row(
+        Construct::Conditional,
+        "a if cond else b",
+        "Python",
+        "XPR writes a conditional with the ternary operator: `cond ? a : b`, chained `c1 ? a : c2 ? b : d`",
+    ),
+    row(
+        Construct::Case,
+        "CASE WHEN c THEN a ELSE b END",
+        "SQL",
+        "XPR writes `CASE WHEN c THEN a ELSE b END` with the ternary operator: `c ? a : b`, more cases `c1 ? a : c2 ? b : d`",
+    ),
+    row(
+        Construct::Like,
+        "name LIKE 'a%'",
+        "SQL",
+        "XPR has no `LIKE`: write `s.startsWith(p)`, `s.endsWith(p)`, `s.contains(p)`, or `matches(s, regex)`",
+    ),
+    row(
+        Construct::Between,
+        "x BETWEEN a AND b",
+        "SQL",
+        "XPR writes `x >= a && x <= b` for `x BETWEEN a AND b`",
+    ),
+    row(
+        Construct::As,
+        "CAST(x AS INT), expr AS name",
+        "SQL",
+        "XPR has no `AS`: convert with `int(x)`, `float(x)`, `string(x)` or `bool(x)`; name a value with an object key, `{name: expr}`",
+    ),
+    row(
+        Construct::Comprehension,
+        "[f(x) for x in xs if c]",
+        "Python",
+        "XPR has no comprehensions: write `xs.map(x => f(x))`, and `xs.filter(x => c)` for an `if` clause",
+    ),
+    row(
+        Construct::Where,
+        "... WHERE cond",
+        "SQL",
+        "XPR selects elements with `xs.filter(x => cond)`",
+    ),
+    row(
+        Construct::InstanceOf,
+        "x instanceof Array",
+        "JavaScript",
+        "XPR tests types with `type(x) == \"array\"` or `isArray(x)`, `isString(x)`, `isNumber(x)`, `isObject(x)`",
+    ),
+    row(
+        Construct::Lambda,
+        "lambda x: expr",
+        "Python",
+        "XPR writes a function as an arrow: `x => expr`, `(a, b) => expr`",
+    ),
+    row(
+        Construct::Function,
+        "function (x) { return expr }, def f(x)",
+        "JavaScript, Python",
+        "XPR writes a function as an arrow: `x => expr`, `(a, b) => expr`; its body is one expression, without braces or `return`",
+    ),
+    row(
+        Construct::Return,
+        "return expr",
+        "JavaScript, Python",
+        "XPR has no `return` or statement blocks: an arrow's body is one expression, `x => x.price * 2`",
+    ),
+    row(
+        Construct::New,
+        "new Date()",
+        "JavaScript",
+        "XPR has no `new` or classes: a date is a number of milliseconds, from `now()` or `parseDate(text)`; arrays are written `[...]`, objects `{...}`",
+    ),
+    row(
+        Construct::TypeOf,
+        "typeof x",
+        "JavaScript",
+        "XPR writes `type(x)` for `typeof x`; it returns \"number\", \"string\", \"boolean\", \"null\", \"array\" or \"object\"",
+    ),
+    row(
+        Construct::Declaration,
+        "const x = 1, var x = 1",
+        "JavaScript",
+        "XPR binds a name with `let name = value; body`",
+    ),
+    row(
+        Construct::StrictEq,
+        "a === b",
+        "JavaScript",
+        "XPR writes `==` for `===`: `==` never converts types",
+    ),
+    row(
+        Construct::StrictNe,
+        "a !== b",
+        "JavaScript",
+        "XPR writes `!=` for `!==`: `!=` never converts types",
+    ),
+    row(Construct::SqlNe, "a <> b", "SQL", "XPR writes `!=` for `<>`"),
+    row(
+        Construct::Assign,
+        "a = b",
+        "SQL",
+        "XPR compares with `==`; a single `=` only binds a name, in `let name = value; body`",
+    ),
+    row(
+        Construct::FString,
+        "f\"{a}-{b}\"",
+        "Python",
+        "XPR interpolates in a template literal, between backticks, with `${...}` around each expression: `${a}-${b}`",
+    ),
+    row(
+        Construct::LeadingDot,
+        ".field",
+        "jq",
+        "XPR names a field without the leading `.`: write `{name}`",
+    ),
+    row(
+        Construct::JqInput,
+        ". (the input), .[]",
+        "jq",
+        "XPR has no `.` for the whole input: name its fields; `xpr run --as NAME` also binds the whole record to NAME",
+    ),
+    row(
+        Construct::Bar,
+        "x | f",
+        "jq, shell",
+        "XPR pipes with `|>`: `x |> f(a)` is `f(x, a)`; a method is called as `x.m(a)` or `x |> m(a)`",
+    ),
+    row(
+        Construct::Ampersand,
+        "a & b",
+        "Python, JavaScript, SQL",
+        "XPR writes `&&` for and; it has no bitwise operators",
+    ),
+    row(
+        Construct::Caret,
+        "a ^ b",
+        "SQL, spreadsheets",
+        "XPR writes a power as `a ** b` or `pow(a, b)`; it has no bitwise operators",
+    ),
+    row(
+        Construct::Dollar,
+        "$name",
+        "jq, shell",
+        "XPR names have no `$`: write `{name}`, in a template literal `${{{name}}}`",
+    ),
+    row(
+        Construct::DoubleSlash,
+        "a // b",
+        "Python, jq",
+        "XPR has no `//`: write `floor(a / b)` for Python's floor division, `a ?? b` for jq's alternative, `b` when `a` is null",
+    ),
+];
+
+const fn row(
+    construct: Construct,
+    written: &'static str,
+    languages: &'static str,
+    hint: &'static str,
+) -> TokenHint {
+    TokenHint {
+        construct,
+        written,
+        languages,
+        hint,
+    }
+}
+
+impl Construct {
+    /// The row of [`TOKEN_HINTS`] for this construct.
+    pub fn row(self) -> Option<&'static TokenHint> {
+        TOKEN_HINTS.iter().find(|r| r.construct == self)
+    }
+
+    /// The hint, with `{name}` replaced by `name` (a field, a variable)
+    /// and `{{` by `{`.
+    pub fn hint(self, name: &str) -> String {
+        let text = self.row().map_or("", |r| r.hint);
+        text.replace("{{", "\u{0}")
+            .replace("{name}", name)
+            .replace('\u{0}', "{")
+            .replace("}}", "}")
+    }
+}
+
+/// A construct recognised in a token stream.
+#[derive(Debug, Clone)]
+pub(crate) struct Finding {
+    pub(crate) construct: Construct,
+    /// Where the parser fails on it: the token it rejects.
+    pub(crate) at: Span,
+    /// The whole construct, `at` included.
+    pub(crate) extent: Span,
+    /// The name the hint names (`delay` for `.delay`), if any.
+    pub(crate) name: String,
+    /// No replacement: what follows is not looked at.
+    pub(crate) stop: bool,
+}
+
+impl Finding {
+    /// The hint for this finding.
+    pub(crate) fn hint(&self) -> String {
+        self.construct.hint(&self.name)
+    }
+
+    /// Whether an error at `pos` is this construct's.
+    pub(crate) fn explains(&self, pos: u32) -> bool {
+        self.extent.start <= pos && pos < self.extent.end.max(self.extent.start + 1)
+    }
+}
+
+/// The constructs found in `lexed` (lexed in foreign mode), in source
+/// order, and the token stream with each replaced by the XPR tokens meant.
+pub(crate) fn scan(lexed: &Lexed) -> (Vec<Finding>, Vec<Spanned>) {
+    let mut s = Scanner {
+        orig: &lexed.tokens,
+        toks: lexed.tokens.iter().cloned().map(Some).collect(),
+        findings: Vec::new(),
+        let_targets: 0,
+        depth: 0,
+        let_depths: Vec::new(),
+        param_depths: Vec::new(),
+        parens: Vec::new(),
+        closed_keyword: None,
+        pending_if: 0,
+        pending_between: false,
+        closers: closers(&lexed.tokens),
+        stopped: false,
+    };
+    for f in &lexed.found {
+        let mut finding = lexical(f);
+        if f.construct == Construct::Dollar {
+            // The name after the `$`.
+            let i = lexed.tokens.partition_point(|t| t.0 < f.end);
+            if let Some((_, Tok::Ident(name), _)) = lexed.tokens.get(i) {
+                finding.name.clone_from(name);
+            }
+        }
+        s.findings.push(finding);
+    }
+    s.run();
+    let mut findings = s.findings;
+    findings.sort_by_key(|f| f.at.start);
+    (findings, s.toks.into_iter().flatten().collect())
+}
+
+fn lexical(f: &Found) -> Finding {
+    let span = Span::new(f.start, f.end);
+    Finding {
+        construct: f.construct,
+        at: span,
+        extent: span,
+        name: String::new(),
+        stop: false,
+    }
+}
+
+/// Words that name a construct where an operand was expected, followed by
+/// an operand (`not x`, `lambda x: ...`, `new Date()`).
+fn prefix_word(lower: &str) -> Option<Construct> {
+    Some(match lower {
+        "not" => Construct::Not,
+        "lambda" => Construct::Lambda,
+        "function" | "def" => Construct::Function,
+        "return" => Construct::Return,
+        "new" => Construct::New,
+        "typeof" => Construct::TypeOf,
+        "const" | "var" => Construct::Declaration,
+        "case" => Construct::Case,
+        _ => return None,
+    })
+}
+
+/// Whether a token begins an operand but cannot follow one (so after an
+/// operand it is where the parser fails): `(` and `[` can follow one.
+fn starts_operand(t: &Tok) -> bool {
+    matches!(
+        t,
+        Tok::Ident(_)
+            | Tok::Number(_)
+            | Tok::Str(_)
+            | Tok::Template(_)
+            | Tok::TemplateHead(_)
+            | Tok::Regex(_)
+            | Tok::True
+            | Tok::False
+            | Tok::Null
+            | Tok::Let
+            | Tok::LBrace
+            | Tok::Bang
+    )
+}
+
+fn word(t: &Tok) -> Option<String> {
+    match t {
+        Tok::Ident(w) => Some(w.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
+/// Whether `w` is an f-string prefix (`f`, `rf`, `Fr`, ...).
+fn fstring_prefix(w: &str) -> bool {
+    (1..=2).contains(&w.len())
+        && w.chars().any(|c| c.eq_ignore_ascii_case(&'f'))
+        && w.chars().all(|c| matches!(c, 'f' | 'F' | 'r' | 'R'))
+}
+
+struct Scanner<'a> {
+    orig: &'a [Spanned],
+    toks: Vec<Option<Spanned>>,
+    findings: Vec<Finding>,
+    /// Open `let` targets (their `=` is not a comparison).
+    let_targets: usize,
+    depth: usize,
+    let_depths: Vec<usize>,
+    /// Bracket depths of open arrow parameter lists (defaults use `=`).
+    param_depths: Vec<usize>,
+    /// Open `(` and the word before each (`function`, `if`).
+    parens: Vec<Option<Construct>>,
+    /// The index of a `)` closing `function (...)` or `if (...)`.
+    closed_keyword: Option<(usize, Construct)>,
+    /// `if` replaced by `?` whose `else` is still to come.
+    pending_if: usize,
+    /// `BETWEEN` replaced by `>=` whose `AND` is still to come.
+    pending_between: bool,
+    /// For each opening bracket, the index of the bracket closing it.
+    closers: Vec<Option<usize>>,
+    /// A construct without replacement was found: the scan is over.
+    stopped: bool,
+}
+
+/// For each opening bracket of `tokens`, the index of the one closing it
+/// (whatever its kind).
+fn closers(tokens: &[Spanned]) -> Vec<Option<usize>> {
+    let mut out = vec![None; tokens.len()];
+    let mut open = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        match t.1 {
+            Tok::LParen | Tok::ArrowParen | Tok::LBracket | Tok::LBrace | Tok::TemplateHead(_) => {
+                open.push(i);
+            }
+            Tok::RParen | Tok::RBracket | Tok::RBrace | Tok::TemplateTail(_) => {
+                if let Some(o) = open.pop()
+                    && let Some(slot) = out.get_mut(o)
+                {
+                    *slot = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Scanner<'_> {
+    fn tok(&self, i: usize) -> Option<&Tok> {
+        self.orig.get(i).map(|t| &t.1)
+    }
+
+    fn span(&self, i: usize) -> Span {
+        self.orig
+            .get(i)
+            .map_or(Span::new(0, 0), |t| Span::new(t.0, t.2))
+    }
+
+    /// Whether token `i` ends right where token `i + 1` starts.
+    fn adjacent(&self, i: usize) -> bool {
+        match (self.orig.get(i), self.orig.get(i + 1)) {
+            (Some(a), Some(b)) => a.2 == b.0,
+            _ => false,
+        }
+    }
+
+    /// Whether token `i` follows an operand, as repaired so far (`and`
+    /// replaced by `&&` no longer ends one).
+    fn after_operand(&self, i: usize) -> bool {
+        self.toks
+            .get(..i)
+            .and_then(|before| before.iter().rev().flatten().next())
+            .is_some_and(|t| t.1.ends_operand())
+    }
+
+    fn set(&mut self, i: usize, tok: Tok) {
+        if let Some(Some(t)) = self.toks.get_mut(i) {
+            t.1 = tok;
+        }
+    }
+
+    fn drop_tok(&mut self, i: usize) {
+        if let Some(t) = self.toks.get_mut(i) {
+            *t = None;
+        }
+    }
+
+    fn found(&mut self, construct: Construct, at: usize, from: usize, stop: bool) {
+        self.stopped |= stop;
+        let at_span = self.span(at);
+        let from_span = self.span(from);
+        self.findings.push(Finding {
+            construct,
+            at: at_span,
+            extent: Span::new(from_span.start.min(at_span.start), at_span.end),
+            name: String::new(),
+            stop,
+        });
+    }
+
+    /// `(` right after `in` becomes `[` and its `)` `]`: `x IN (1, 2)`.
+    fn tuple_to_array(&mut self, open: usize) {
+        if self.tok(open) != Some(&Tok::LParen) {
+            return;
+        }
+        if let Some(&Some(close)) = self.closers.get(open)
+            && self.tok(close) == Some(&Tok::RParen)
+        {
+            self.set(open, Tok::LBracket);
+            self.set(close, Tok::RBracket);
+        }
+    }
+
+    fn run(&mut self) {
+        let mut i = 0;
+        while i < self.orig.len() {
+            let last = self.inspect(i);
+            for j in i..=last.min(self.orig.len() - 1) {
+                if let Some(Some((_, tok, _))) = self.toks.get(j) {
+                    let tok = tok.clone();
+                    self.track(j, &tok);
+                }
+            }
+            if self.stopped {
+                return;
+            }
+            i = last + 1;
+        }
+    }
+
+    /// Looks at token `i` (the tokens before it tracked); returns the last
+    /// index it consumed.
+    fn inspect(&mut self, i: usize) -> usize {
+        let Some(tok) = self.tok(i).cloned() else {
+            return i;
+        };
+        let after_operand = self.after_operand(i);
+        // `function (x) {` / `if (c) a`: the token after the `)`.
+        if let Some((close, construct)) = self.closed_keyword.take()
+            && close + 1 == i
+            && starts_operand(&tok)
+        {
+            self.found(construct, i, i, true);
+            return i;
+        }
+        if after_operand {
+            if let Some(w) = word(&tok)
+                && let Some(last) = self.operator_word(i, &w)
+            {
+                return last;
+            }
+            if starts_operand(&tok) {
+                self.prefix_before(i, &tok);
+                return i;
+            }
+        }
+        match tok {
+            Tok::EqEq | Tok::NotEq if self.tok(i + 1) == Some(&Tok::Assign) && self.adjacent(i) => {
+                let construct = if tok == Tok::EqEq {
+                    Construct::StrictEq
+                } else {
+                    Construct::StrictNe
+                };
+                self.drop_tok(i + 1);
+                self.found(construct, i + 1, i, false);
+                i + 1
+            }
+            Tok::Lt if self.tok(i + 1) == Some(&Tok::Gt) && self.adjacent(i) => {
+                self.set(i, Tok::NotEq);
+                self.drop_tok(i + 1);
+                self.found(Construct::SqlNe, i + 1, i, false);
+                i + 1
+            }
+            Tok::Assign
+                if after_operand && self.let_targets == 0 && self.param_depths.is_empty() =>
+            {
+                self.set(i, Tok::EqEq);
+                self.found(Construct::Assign, i, i, false);
+                i
+            }
+            // Not `a..b`: a doubled dot is no jq field.
+            Tok::Dot
+                if !after_operand
+                    && !(i > 0 && matches!(self.tok(i - 1), Some(Tok::Dot | Tok::QuestionDot))) =>
+            {
+                match self.tok(i + 1) {
+                    Some(Tok::Ident(name)) if self.adjacent(i) => {
+                        let name = name.clone();
+                        self.drop_tok(i);
+                        self.found(Construct::LeadingDot, i, i, false);
+                        if let Some(f) = self.findings.last_mut() {
+                            f.name = name;
+                        }
+                    }
+                    // `.5`: a number, not jq.
+                    Some(Tok::Number(_)) => {}
+                    _ => self.found(Construct::JqInput, i, i, true),
+                }
+                i
+            }
+            _ => i,
+        }
+    }
+
+    /// Token `i` is the word `w` (lower-cased) where an operator belongs:
+    /// the last index consumed when it is an operator of another language.
+    fn operator_word(&mut self, i: usize, w: &str) -> Option<usize> {
+        let next = self.tok(i + 1).and_then(word);
+        let (construct, stop) = match w {
+            "and" if self.pending_between => {
+                // The `AND` of `BETWEEN a AND b`, reported with it.
+                self.pending_between = false;
+                self.set(i, Tok::AndAnd);
+                return Some(i);
+            }
+            "and" => {
+                self.set(i, Tok::AndAnd);
+                (Construct::And, false)
+            }
+            "or" => {
+                self.set(i, Tok::OrOr);
+                (Construct::Or, false)
+            }
+            "not" if matches!(next.as_deref(), Some("in" | "like" | "ilike")) => {
+                self.set(i, Tok::NotEq);
+                self.drop_tok(i + 1);
+                let construct = if next.as_deref() == Some("in") {
+                    self.tuple_to_array(i + 2);
+                    Construct::NotIn
+                } else {
+                    Construct::Like
+                };
+                self.found(construct, i, i, false);
+                return Some(i + 1);
+            }
+            "in" => {
+                self.set(i, Tok::EqEq);
+                self.tuple_to_array(i + 1);
+                (Construct::In, false)
+            }
+            "is" => {
+                if next.as_deref() == Some("not") {
+                    self.set(i, Tok::NotEq);
+                    self.drop_tok(i + 1);
+                    self.found(Construct::Is, i, i, false);
+                    return Some(i + 1);
+                }
+                self.set(i, Tok::EqEq);
+                (Construct::Is, false)
+            }
+            "if" => {
+                self.set(i, Tok::Question);
+                self.pending_if += 1;
+                (Construct::Conditional, false)
+            }
+            "else" if self.pending_if > 0 => {
+                // The `else` of a conditional already reported.
+                self.pending_if -= 1;
+                self.set(i, Tok::Colon);
+                return Some(i);
+            }
+            "else" | "elif" => (Construct::Conditional, true),
+            "like" | "ilike" => {
+                self.set(i, Tok::EqEq);
+                (Construct::Like, false)
+            }
+            "between" => {
+                self.set(i, Tok::Ge);
+                self.pending_between = true;
+                (Construct::Between, false)
+            }
+            "when" | "then" | "end" => (Construct::Case, true),
+            "as" => (Construct::As, true),
+            "for" => (Construct::Comprehension, true),
+            "where" => (Construct::Where, true),
+            "instanceof" => (Construct::InstanceOf, true),
+            _ => return None,
+        };
+        self.found(construct, i, i, stop);
+        Some(i)
+    }
+
+    /// Token `i` begins an operand right after another: the one before may
+    /// be a prefix word of another language (`not x`, `lambda x`,
+    /// `new Date`) or an f-string's prefix.
+    fn prefix_before(&mut self, i: usize, tok: &Tok) {
+        let prev = i - 1;
+        let operand_position = prev == 0 || !self.after_operand(prev);
+        let property = prev > 0 && matches!(self.tok(prev - 1), Some(Tok::Dot | Tok::QuestionDot));
+        if !operand_position || property {
+            return;
+        }
+        let Some(w) = self.tok(prev).and_then(word) else {
+            return;
+        };
+        if let Some(construct) = prefix_word(&w) {
+            match construct {
+                Construct::Not => self.set(prev, Tok::Bang),
+                Construct::Declaration => {
+                    self.set(prev, Tok::Let);
+                    self.let_targets += 1;
+                    self.let_depths.push(self.depth);
+                }
+                _ => {}
+            }
+            let stop = !matches!(construct, Construct::Not | Construct::Declaration);
+            self.found(construct, i, prev, stop);
+        } else if let Tok::Str(_) = tok
+            && fstring_prefix(&w)
+            && self.adjacent(prev)
+        {
+            self.drop_tok(prev);
+            self.found(Construct::FString, i, prev, false);
+        }
+    }
+
+    /// Keeps the bracket depth, the open `let` targets and arrow
+    /// parameter lists, and which `(` follow `function` or `if`.
+    fn track(&mut self, i: usize, tok: &Tok) {
+        match tok {
+            Tok::Let => {
+                self.let_targets += 1;
+                self.let_depths.push(self.depth);
+            }
+            Tok::Assign if self.let_depths.last() == Some(&self.depth) => {
+                self.let_depths.pop();
+                self.let_targets = self.let_targets.saturating_sub(1);
+            }
+            Tok::ArrowParen => {
+                self.depth += 1;
+                self.param_depths.push(self.depth);
+                self.parens.push(None);
+            }
+            Tok::LParen => {
+                self.depth += 1;
+                let keyword = (i > 0 && !self.after_operand(i - 1))
+                    .then(|| self.tok(i - 1).and_then(word))
+                    .flatten()
+                    .and_then(|w| match w.as_str() {
+                        "function" => Some(Construct::Function),
+                        "if" => Some(Construct::Conditional),
+                        _ => None,
+                    });
+                self.parens.push(keyword);
+            }
+            Tok::RParen => {
+                if self.param_depths.last() == Some(&self.depth) {
+                    self.param_depths.pop();
+                }
+                self.depth = self.depth.saturating_sub(1);
+                if let Some(Some(construct)) = self.parens.pop() {
+                    self.closed_keyword = Some((i, construct));
+                }
+            }
+            Tok::LBracket | Tok::LBrace | Tok::TemplateHead(_) => self.depth += 1,
+            Tok::RBracket | Tok::RBrace | Tok::TemplateTail(_) => {
+                self.depth = self.depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+}
