@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod context;
 pub mod error;
+pub mod foreign;
 pub mod format;
 pub mod function;
 pub mod json;

@@ -302,31 +302,60 @@ pub(crate) fn call_method_def(
     (def.call)(rt, &receiver, args)
 }
 
-/// The error for calling a method the receiver's type does not have,
-/// with the nearest method that type has when `name` looks like a typo of
-/// it (`cannot call method 'filtr' on array (did you mean 'filter'?)`).
-/// A regex receiver gets the Python reference's words instead: `regex has
-/// no method 'exec'`.
-#[cold]
-pub fn no_such_method(name: &str, receiver: &Value) -> Error {
-    let kind = kind_of(receiver);
-    let names = registry()
+/// The receiver kind of a type as `type()` names it.
+fn kind_named(type_name: &str) -> Option<usize> {
+    match type_name {
+        "string" => Some(STRING),
+        "array" => Some(ARRAY),
+        "object" => Some(OBJECT),
+        "regex" => Some(REGEX),
+        _ => None,
+    }
+}
+
+/// The built-in methods of values of type `type_name` (as `type()` names
+/// it: `"string"`, `"array"`, ...), in registration order; none for types
+/// without methods.
+pub fn methods_of(type_name: &str) -> impl Iterator<Item = &'static str> {
+    let kind = kind_named(type_name);
+    registry()
         .methods
         .iter()
-        .filter(|m| {
+        .filter(move |m| {
             kind.and_then(|k| m.by_kind.get(k))
                 .is_some_and(Option::is_some)
         })
-        .map(|m| m.name);
-    let hint = crate::suggest::did_you_mean(name, names);
-    if let Value::Regex(_) = receiver {
+        .map(|m| m.name)
+}
+
+/// Whether values of type `type_name` (as `type()` names it) have the
+/// built-in method `name`.
+pub fn type_has_method(type_name: &str, name: &str) -> bool {
+    methods_of(type_name).any(|m| m == name)
+}
+
+/// The error for calling a method the receiver's type does not have, with
+/// a hint (see [`crate::foreign::method_hint`]): XPR's spelling of another
+/// language's method (`cannot call method 'toUpperCase' on string (write
+/// `.upper()`)`), or the nearest method that type has when `name` looks
+/// like a typo of it (`cannot call method 'filtr' on array (did you mean
+/// 'filter'?)`). A regex receiver gets the Python reference's words
+/// instead: `regex has no method 'exec'`.
+#[cold]
+pub fn no_such_method(name: &str, receiver: &Value) -> Error {
+    let e = if let Value::Regex(_) = receiver {
         // The Python reference's words for a regex receiver.
-        return Error::type_error(format_args!("regex has no method '{name}'{hint}"));
+        Error::type_error(format_args!("regex has no method '{name}'"))
+    } else {
+        Error::type_error(format_args!(
+            "cannot call method '{name}' on {}",
+            receiver.type_name(),
+        ))
+    };
+    match crate::foreign::method_hint(name, Some(receiver.type_name())) {
+        Some(hint) => e.with_hint(hint),
+        None => e,
     }
-    Error::type_error(format_args!(
-        "cannot call method '{name}' on {}{hint}",
-        receiver.type_name(),
-    ))
 }
 
 /// A JavaScript relative index, as `slice` of arrays and strings takes it:
