@@ -8,25 +8,35 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use xpr::{Engine, Error, ErrorKind, Value, render_error};
+use xpr::{Error, ErrorKind, Severity, Value, render_error};
 
 use super::input::{self, Problem};
 use super::json_in::{self, Conv, JsonError};
 use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
-/// A free variable that is not a known field, or a method name that no
-/// type has but is close to one that does.
+/// A free variable that is not a known field or is a name of another
+/// language (`None`, `Math`), a method name that no type has but that is
+/// close to one that does or is another language's (`toUpperCase`), or a
+/// likely mistake the static lint found (`s.lower`, a `YYYY` date format).
 struct Unknown {
     kind: UnknownKind,
     name: String,
     suggestion: Option<String>,
+    /// What to write instead, when known.
+    hint: Option<String>,
+    /// The whole message, when not built from the parts above.
+    message: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum UnknownKind {
     Field,
     Method,
+    /// A free variable that is a name of another language.
+    Foreign,
+    /// A finding of the static lint (its kind named).
+    Lint(&'static str),
 }
 
 /// Runs `xpr check`.
@@ -45,63 +55,98 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
     let program = match engine.compile(&args.expr) {
         Ok(p) => p,
         Err(e) => {
-            if args.json {
-                print(&error_json(&engine, &args.expr, &e))?;
-                return Err(Exit {
-                    code: 1,
-                    message: None,
-                });
+            // Every syntax error one pass tells apart (the first is `e`).
+            let mut errors: Vec<(Error, Vec<String>)> = if e.kind() == ErrorKind::Parse {
+                engine
+                    .parse_errors(&args.expr)
+                    .into_iter()
+                    .map(|s| (s.error, s.expected))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if errors.first().is_none_or(|(first, _)| first.to_string() != e.to_string()) {
+                errors = vec![(e, Vec::new())];
             }
-            return Err(Exit::expression(render_error(&e, &args.expr)));
+            return fail(args, &errors);
         }
     };
-    let unknown_functions = program.unknown_functions();
-    if let Some(first) = unknown_functions.first() {
-        if args.json {
-            print(&error_json(&engine, &args.expr, &first.error))?;
-            return Err(Exit {
-                code: 1,
-                message: None,
-            });
-        }
-        let rendered = unknown_functions
-            .iter()
-            .map(|u| render_error(&u.error, &args.expr))
-            .collect();
-        return Err(Exit::expression(rendered));
+    // Calls of unknown functions, and methods the receiver's known type
+    // lacks: each fails when reached, and a JSON record cannot change that.
+    let lints = engine.lint(&args.expr).unwrap_or_default();
+    let mut errors: Vec<(Error, Vec<String>)> = program
+        .unknown_functions()
+        .iter()
+        .map(|u| (u.error.clone(), Vec::new()))
+        .chain(
+            lints
+                .iter()
+                .filter(|l| l.severity == Severity::Error)
+                .map(|l| (l.error.clone(), Vec::new())),
+        )
+        .collect();
+    if !errors.is_empty() {
+        errors.sort_by_key(|(e, _)| e.span().map_or(0, |s| s.start));
+        return fail(args, &errors);
     }
     let free: Vec<&str> = program.free_variables().iter().map(|k| &**k).collect();
     let functions = program.functions();
-    let unknown: Vec<Unknown> = match &known {
-        Some(fields) => free
-            .iter()
-            .filter(|v| !fields.iter().any(|f| f == *v))
-            .map(|v| Unknown {
+    let is_field = |v: &str| known.as_ref().is_some_and(|f| f.iter().any(|f| f == v));
+    let mut unknown: Vec<Unknown> = Vec::new();
+    for v in &free {
+        if is_field(v) {
+            continue;
+        }
+        if let Some(hint) = xpr_vm::foreign::name_hint(v) {
+            unknown.push(Unknown {
+                kind: UnknownKind::Foreign,
+                name: v.to_string(),
+                suggestion: None,
+                hint: Some(hint),
+                message: None,
+            });
+        } else if let Some(fields) = &known {
+            unknown.push(Unknown {
                 kind: UnknownKind::Field,
                 name: v.to_string(),
                 suggestion: xpr_vm::suggest::closest(v, fields.iter().map(String::as_str))
                     .map(str::to_string),
-            })
-            .collect(),
-        None => Vec::new(),
-    };
+                hint: None,
+                message: None,
+            });
+        }
+    }
     // A method name no type has is only right for an object's own function
-    // field (`o.double(4)`): warned about only when it is near a built-in
-    // method, as a typo (`items.filtr(...)`).
-    let typos = program
-        .bytecode()
-        .methods()
-        .iter()
-        .filter(|m| m.id.is_none())
-        .filter_map(|m| {
-            let near = xpr_vm::suggest::closest(&m.name, xpr_vm::stdlib::method_names())?;
-            Some(Unknown {
-                kind: UnknownKind::Method,
-                name: m.name.to_string(),
-                suggestion: Some(near.to_string()),
-            })
+    // field (`o.double(4)`): warned about only when it is another
+    // language's (`s.toUpperCase()`) or near a built-in method, as a typo
+    // (`items.filtr(...)`).
+    for m in program.bytecode().methods().iter().filter(|m| m.id.is_none()) {
+        let Some(hint) = xpr_vm::foreign::method_hint(&m.name, None) else {
+            continue;
+        };
+        let near = xpr_vm::suggest::closest(&m.name, xpr_vm::stdlib::method_names())
+            .filter(|n| hint == format!("did you mean '{n}'?"));
+        unknown.push(Unknown {
+            kind: UnknownKind::Method,
+            name: m.name.to_string(),
+            suggestion: near.map(str::to_string),
+            hint: Some(hint),
+            message: None,
         });
-    let unknown: Vec<Unknown> = unknown.into_iter().chain(typos).collect();
+    }
+    for l in lints.iter().filter(|l| l.severity == Severity::Warning) {
+        unknown.push(Unknown {
+            kind: UnknownKind::Lint(l.kind),
+            name: l.name.clone(),
+            suggestion: None,
+            hint: l.error.hint().map(str::to_string),
+            message: Some(format!(
+                "{} at position {}",
+                l.error.message(),
+                l.error.span().map_or(0, |s| s.start)
+            )),
+        });
+    }
     if args.json {
         let mut out = Vec::new();
         out.extend_from_slice(b"{\"valid\":true,\"free_variables\":");
@@ -113,18 +158,24 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(match u.kind {
-                UnknownKind::Field => b"{\"kind\":\"unknown_field\",\"name\":",
-                UnknownKind::Method => b"{\"kind\":\"unknown_method\",\"name\":",
-            });
+            out.extend_from_slice(b"{\"kind\":");
+            write_str(
+                &mut out,
+                match u.kind {
+                    UnknownKind::Field => "unknown_field",
+                    UnknownKind::Method => "unknown_method",
+                    UnknownKind::Foreign => "foreign_name",
+                    UnknownKind::Lint(kind) => kind,
+                },
+            );
+            out.extend_from_slice(b",\"name\":");
             write_str(&mut out, &u.name);
             out.extend_from_slice(b",\"message\":");
             write_str(&mut out, &warning_text(u));
             out.extend_from_slice(b",\"suggestion\":");
-            match &u.suggestion {
-                Some(s) => write_str(&mut out, s),
-                None => out.extend_from_slice(b"null"),
-            }
+            optional_str(&mut out, u.suggestion.as_deref());
+            out.extend_from_slice(b",\"hint\":");
+            optional_str(&mut out, u.hint.as_deref());
             out.push(b'}');
         }
         out.extend_from_slice(b"]}\n");
@@ -155,14 +206,36 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
     Ok(())
 }
 
+/// Reports `errors` (at least one), status 1: each rendered under the
+/// source, or as JSON, the first as `error` and all of them as `errors`.
+fn fail(args: &CheckArgs, errors: &[(Error, Vec<String>)]) -> Result<(), Exit> {
+    if args.json {
+        print(&errors_json(errors))?;
+        return Err(Exit {
+            code: 1,
+            message: None,
+        });
+    }
+    let rendered = errors
+        .iter()
+        .map(|(e, _)| render_error(e, &args.expr))
+        .collect();
+    Err(Exit::expression(rendered))
+}
+
 fn warning_text(u: &Unknown) -> String {
+    if let Some(m) = &u.message {
+        return m.clone();
+    }
     let what = match u.kind {
         UnknownKind::Field => "a field of the records",
         UnknownKind::Method => "a built-in method",
+        UnknownKind::Foreign | UnknownKind::Lint(_) => "an XPR name",
     };
-    match &u.suggestion {
-        Some(s) => format!("'{}' is not {what} (did you mean '{s}'?)", u.name),
-        None => format!("'{}' is not {what}", u.name),
+    match (&u.hint, &u.suggestion) {
+        (Some(h), _) => format!("'{}' is not {what} ({h})", u.name),
+        (None, Some(s)) => format!("'{}' is not {what} (did you mean '{s}'?)", u.name),
+        (None, None) => format!("'{}' is not {what}", u.name),
     }
 }
 
@@ -193,15 +266,36 @@ fn print(bytes: &[u8]) -> Result<(), Exit> {
         .map_err(Exit::from_stdout)
 }
 
-/// The machine-readable diagnostic of a failed compile.
-fn error_json(engine: &Engine, source: &str, e: &Error) -> Vec<u8> {
+/// The machine-readable diagnostics of a failed check: `error`, the first,
+/// and `errors`, all of them (the first included), each with `kind`,
+/// `message`, `text`, `position`, `span`, `expected` and `hint`.
+fn errors_json(errors: &[(Error, Vec<String>)]) -> Vec<u8> {
     let mut out = Vec::new();
-    out.extend_from_slice(b"{\"valid\":false,\"error\":{\"kind\":");
-    write_str(&mut out, e.kind().name());
+    out.extend_from_slice(b"{\"valid\":false,\"error\":");
+    if let Some((e, expected)) = errors.first() {
+        error_json(&mut out, e, expected);
+    } else {
+        out.extend_from_slice(b"null");
+    }
+    out.extend_from_slice(b",\"errors\":[");
+    for (i, (e, expected)) in errors.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        error_json(&mut out, e, expected);
+    }
+    out.extend_from_slice(b"]}\n");
+    out
+}
+
+/// One diagnostic object.
+fn error_json(out: &mut Vec<u8>, e: &Error, expected: &[String]) {
+    out.extend_from_slice(b"{\"kind\":");
+    write_str(out, e.kind().name());
     out.extend_from_slice(b",\"message\":");
-    write_str(&mut out, e.message());
+    write_str(out, e.message());
     out.extend_from_slice(b",\"text\":");
-    write_str(&mut out, &e.to_string());
+    write_str(out, &e.to_string());
     match e.span() {
         Some(span) => out.extend_from_slice(
             format!(
@@ -213,15 +307,18 @@ fn error_json(engine: &Engine, source: &str, e: &Error) -> Vec<u8> {
         None => out.extend_from_slice(b",\"position\":null,\"span\":null"),
     }
     out.extend_from_slice(b",\"expected\":");
-    let expected = if e.kind() == ErrorKind::Parse {
-        engine.expected_tokens(source)
-    } else {
-        Vec::new()
-    };
     let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
-    list(&mut out, &expected);
-    out.extend_from_slice(b"}}\n");
-    out
+    list(out, &expected);
+    out.extend_from_slice(b",\"hint\":");
+    optional_str(out, e.hint());
+    out.push(b'}');
+}
+
+fn optional_str(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => write_str(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
 }
 
 /// The top-level field names of the first record of `path` (NDJSON, or a

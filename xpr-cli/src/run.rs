@@ -348,20 +348,19 @@ fn with_field_hint(failure: Failure, record: &[u8]) -> Failure {
     else {
         return failure;
     };
+    if e.hint().is_some() {
+        // Another language's name (`None`): its hint stands.
+        return failure;
+    }
     let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(record) else {
         return failure;
     };
     // The first fields only: a record of 100,000 keys must not make each
     // shown error slow.
-    let hint = xpr_vm::suggest::did_you_mean(name, fields.keys().take(1_000));
-    if hint.is_empty() {
-        return failure;
+    match xpr_vm::suggest::closest(name, fields.keys().take(1_000)) {
+        Some(near) => Failure::Eval(e.clone().with_hint(format!("did you mean '{near}'?"))),
+        None => failure,
     }
-    let hinted = Error::new(e.kind(), format!("{}{hint}", e.message()));
-    Failure::Eval(match e.span() {
-        Some(span) => hinted.at(span),
-        None => hinted,
-    })
 }
 
 /// The output side: writes outcomes in order, reports, keeps counts.

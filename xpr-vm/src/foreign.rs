@@ -1,7 +1,8 @@
 //! Names, functions and methods of other languages (Python, JavaScript,
 //! SQL, jq) and how XPR writes each: `None` is `null`, `len(x)` is
 //! `x.len()`, `parseInt(s)` is `int(s)`, `s.toUpperCase()` is `s.upper()`,
-//! `Math.round(x)` is `round(x)`. One row of [`TABLE`] per mistake; the
+//! `Math.round(x)` is `round(x)`. One row of [`TABLE`] per mistake (per
+//! spelling: JavaScript's `Math` and Python's `math` are two); the
 //! compiler (unknown functions), the VM (unknown identifiers, methods a
 //! value does not have) and `xpr check` consult it before the edit
 //! distance of [`crate::suggest`].
@@ -33,8 +34,8 @@ pub enum Site {
 /// One row: a name as another language uses it, and XPR's spelling.
 #[derive(Debug, Clone, Copy)]
 pub struct Hint {
-    /// The name (compared exactly, then ignoring ASCII case, so
-    /// `COALESCE` finds `coalesce`).
+    /// The name (compared exactly; a name written with a capital letter
+    /// also ignoring ASCII case, so `COALESCE` finds `coalesce`).
     pub name: &'static str,
     /// Where the name is used.
     pub site: Site,
@@ -104,7 +105,8 @@ pub static TABLE: &[Hint] = &[
     name("undefined", "JavaScript", "XPR has no `undefined`: it writes `null`, which a missing property reads as"),
     name("NaN", "JavaScript, Python", "XPR numbers are finite: there is no `NaN` (a failed conversion is an error)"),
     name("Infinity", "JavaScript", "XPR numbers are finite: there is no `Infinity`"),
-    name("Math", "JavaScript, Python", MATH),
+    name("Math", "JavaScript", MATH),
+    name("math", "Python", MATH),
     name("JSON", "JavaScript", "XPR has no `JSON` object: `string(v)` writes an array or object as JSON text; values read from JSON need no parsing"),
     name("Object", "JavaScript", "XPR has no `Object`: write `o.keys()`, `o.values()`, `o.entries()`, `fromEntries(pairs)`, `{...a, ...b}`"),
     name("Array", "JavaScript", "XPR has no `Array`: test with `isArray(x)`, build with `[...]` or `range(n)`"),
@@ -208,16 +210,20 @@ pub static TABLE: &[Hint] = &[
     method("toISOString", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `formatDate(ms, \"yyyy-MM-ddTHH:mm:ss\")`"),
 ];
 
-/// The rows for `name` at `site`: exact spelling first, else ignoring ASCII
-/// case.
+/// The row for `name` at `site`: the exact spelling; else, for a name
+/// with a capital letter (SQL's `COALESCE`, `LOWER`), ignoring ASCII case.
+/// A name in lower case matches only itself: `date` is a common field
+/// name, not JavaScript's `Date`.
 fn rows(name: &str, site: impl Fn(Site) -> bool + Copy) -> Option<&'static Hint> {
     TABLE
         .iter()
         .find(|h| site(h.site) && h.name == name)
         .or_else(|| {
-            TABLE
-                .iter()
-                .find(|h| site(h.site) && h.name.eq_ignore_ascii_case(name))
+            name.bytes().any(|b| b.is_ascii_uppercase()).then(|| {
+                TABLE
+                    .iter()
+                    .find(|h| site(h.site) && h.name.eq_ignore_ascii_case(name))
+            })?
         })
 }
 
@@ -403,6 +409,9 @@ mod tests {
     fn names_of_other_languages() {
         assert_eq!(name_hint("None").as_deref(), Some("XPR writes `null`"));
         assert!(name_hint("math").is_some_and(|h| h.contains("global")));
+        assert!(name_hint("NONE").is_some_and(|h| h.contains("`null`")));
+        // A field name in lower case is no other language's object.
+        assert_eq!(name_hint("date"), None);
         assert_eq!(
             name_hint("TRUE").as_deref(),
             Some("XPR writes `true`, in lower case")

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
+
+use crate::lint::Lint;
 use xpr_vm::{
     Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, HostFunction, Key, Meter,
     RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
@@ -285,6 +287,50 @@ impl Engine {
             Err(e) => e.expected,
         }
     }
+
+    /// Every syntax error of `source` one pass can tell apart, in source
+    /// order (at most [`xpr_syntax::MAX_ERRORS`]); empty when it parses.
+    /// The first is the error [`Engine::compile`] returns; the others are
+    /// further mistakes, found by reading each construct of another
+    /// language met before them as the XPR it stands for (`a and b or c`:
+    /// the errors at `and` and at `or`, each with its hint), so that one
+    /// repair can fix them all.
+    pub fn parse_errors(&self, source: &str) -> Vec<SyntaxError> {
+        xpr_syntax::parse_errors(source, &self.limits.parse())
+            .into_iter()
+            .map(|e| SyntaxError {
+                expected: e.expected.clone(),
+                error: parse_error(e),
+            })
+            .collect()
+    }
+
+    /// Static findings about `source`, in source order: errors certain to
+    /// be raised when the part is reached (a method the receiver's type,
+    /// known from the source, does not have: `"abc".toUpperCase()`), and
+    /// warnings about likely mistakes that evaluate without an error
+    /// (`s.lower` for `s.lower()`; `YYYY` in a date format). Each names
+    /// XPR's spelling in its hint. The program still compiles and runs as
+    /// the spec says: these are for `xpr check` and tools that repair
+    /// expressions.
+    ///
+    /// # Errors
+    /// The first syntax error, when `source` does not parse.
+    pub fn lint(&self, source: &str) -> Result<Vec<Lint>, Error> {
+        let ast = xpr_syntax::parse_with(source, &self.limits.parse()).map_err(parse_error)?;
+        Ok(crate::lint::lint(&ast))
+    }
+}
+
+/// One syntax error of [`Engine::parse_errors`].
+#[derive(Debug, Clone)]
+pub struct SyntaxError {
+    /// The error (kind [`ErrorKind::Parse`], or a length or depth limit),
+    /// its span and hint.
+    pub error: Error,
+    /// The tokens the parser would have accepted there, when known
+    /// (`")"`, `"identifier"`); empty otherwise.
+    pub expected: Vec<String>,
 }
 
 fn parse_error(e: ParseError) -> Error {
@@ -293,7 +339,12 @@ fn parse_error(e: ParseError) -> Error {
         ParseErrorKind::Length => ErrorKind::Length,
         ParseErrorKind::Depth => ErrorKind::Depth,
     };
-    Error::new(kind, e.message).at(Span::new(e.span.start, e.span.end))
+    let error = Error::new(kind, e.message);
+    let error = match e.hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
+    };
+    error.at(Span::new(e.span.start, e.span.end))
 }
 
 /// Per-run overrides of the engine's settings.

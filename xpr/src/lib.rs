@@ -35,9 +35,12 @@
 
 mod diagnostic;
 mod engine;
+mod lint;
 
 pub use diagnostic::render_error;
-pub use engine::{Engine, Limits, Program, Randomness, RunConfig, WallCeiling};
+pub use engine::{Engine, Limits, Program, Randomness, RunConfig, SyntaxError, WallCeiling};
+pub use lint::{Lint, Severity};
+pub use xpr_vm::foreign;
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
