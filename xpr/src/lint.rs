@@ -6,10 +6,11 @@
 //! `YYYY` as text). Each carries the hint of `xpr_vm::foreign`.
 //!
 //! Types are known for literals, templates, operators, the results of
-//! built-in functions and methods, and names bound by `let` to such
-//! values; a context field, a parameter or anything else is unknown, and
-//! nothing is said about a method called on it here (the VM says it when
-//! the call fails, with the same hint).
+//! built-in functions and methods (`s.trim()` is a string whatever `s`:
+//! only strings have `trim`, and values from JSON hold no functions), and
+//! names bound by `let` to such values; a context field, a parameter or
+//! anything else is unknown, and nothing is said about a method called on
+//! it here (the VM says it when the call fails, with the same hint).
 
 use xpr_syntax::ast::{BinaryOp, Element, Expr, ExprKind, Pattern, UnaryOp};
 use xpr_vm::{Error, Span, Value, foreign, stdlib};
@@ -332,7 +333,17 @@ impl Linter {
                 let ty = self.expr(object);
                 self.elements(args);
                 let name = property.name.as_str();
-                let t = ty?;
+                let Some(t) = ty else {
+                    // A call that succeeds has a receiver of a type with
+                    // that method: the result's type when they agree
+                    // (`s.trim()` is a string).
+                    let mut results = ["string", "array", "object", "regex"]
+                        .into_iter()
+                        .filter(|t| stdlib::type_has_method(t, name))
+                        .map(|t| method_result(t, name));
+                    let first = results.next().flatten();
+                    return if results.all(|r| r == first) { first } else { None };
+                };
                 if stdlib::type_has_method(t, name) {
                     return method_result(t, name);
                 }
