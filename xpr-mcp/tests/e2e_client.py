@@ -78,6 +78,8 @@ async def main_session(binary):
     async with stdio_client(server(binary)) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
+            version = field(init, "protocol_version", "protocolVersion")
+            print(f"session: protocol {version}")
 
             async def initialize():
                 info = field(init, "server_info", "serverInfo")
