@@ -30,7 +30,7 @@ if [[ -n "${XPR_BIN:-}" ]]; then
     xpr=$XPR_BIN
 else
     echo "building xpr (release)..." >&2
-    (cd "$root" && cargo build --release -p xpr --bin xpr --quiet)
+    (cd "$root" && cargo build --release -p xpr-cli --bin xpr --quiet)
     xpr="${CARGO_TARGET_DIR:-$root/target}/release/xpr"
 fi
 [[ -x "$xpr" ]] || { echo "cli.sh: no xpr binary at $xpr" >&2; exit 1; }

@@ -18,7 +18,7 @@ the script prints where they part:
 
 Usage::
 
-    cargo build --release -p xpr
+    cargo build --release -p xpr-cli
     python3 conformance/refdiff/refdiff.py [--xpr target/release/xpr]
         [--ref-python PYTHON] [--quiet] [FILE.ndjson ...]
 
@@ -196,7 +196,7 @@ def main():
         None,
     )
     if binary is None:
-        sys.exit("no xpr binary: run `cargo build --release -p xpr` or pass --xpr")
+        sys.exit("no xpr binary: run `cargo build --release -p xpr-cli` or pass --xpr")
     check = subprocess.run([args.ref_python, "-c", "import xpr; xpr.Xpr"], capture_output=True)
     if check.returncode != 0:
         sys.exit(f"{args.ref_python} cannot import the reference: pip install xpr-lang")

@@ -155,7 +155,6 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Suite>, LoadError> {
 pub fn engine() -> xpr::Engine {
     let limits = xpr::Limits {
         timeout: None,
-        wall_timeout: None,
         ..xpr::Limits::default()
     };
     xpr::Engine::new()

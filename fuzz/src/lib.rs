@@ -77,7 +77,6 @@ pub fn small_engine() -> &'static xpr::Engine {
             fuel: Some(FUEL),
             memory: Some(MEMORY),
             timeout: None,
-            wall_timeout: None,
             max_length: Some(20_000),
             ..xpr::Limits::default()
         };

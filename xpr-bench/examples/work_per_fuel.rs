@@ -147,6 +147,28 @@ const CASES: &[(&str, &str)] = &[
         "matchAll many matches",
         "let s = \"x,\".repeat(50000); range(30).map(_ => matchAll(s, /x/).length).length",
     ),
+    // Capture groups over long matches (fuzz finding): the capture engine
+    // reads the match again, slower per byte than the search.
+    (
+        "split capture long match",
+        "let s = \"x\".repeat(1000000); range(3).map(_ => s.split(/(x+)*$/).length).length",
+    ),
+    (
+        "split capture many groups",
+        "let s = \"xy\".repeat(50000); range(10).map(_ => s.split(/((x)|(y)|(z))+$/).length).length",
+    ),
+    (
+        "split capture short matches",
+        "let s = \"x,\".repeat(50000); range(30).map(_ => s.split(/(,)/).length).length",
+    ),
+    (
+        "replace capture long match",
+        "let s = \"x\".repeat(100000); range(10).map(_ => s.replace(/(x+)*$/, \"$1\").length).length",
+    ),
+    (
+        "replace capture many groups",
+        "let s = \"xy\".repeat(50000); range(10).map(_ => s.replace(/((x)|(y)|(z))+$/, \"$2\").length).length",
+    ),
     (
         "split short record",
         "range(20000).map(i => \"ab,cd,ef,\" + string(i)).map(s => s.split(\",\").length).length",
@@ -201,6 +223,7 @@ fn main() {
         fuel: None,
         memory: None,
         timeout: None,
+        wall_timeout: None,
         ..Limits::default()
     });
     let mut ctx = Map::default();

@@ -185,7 +185,9 @@ fn timed(cpu: Option<u64>, wall: Option<u64>) -> RunOptions {
     let mut o = opts();
     o.limits.fuel = None;
     o.limits.timeout = cpu.map(Duration::from_millis);
-    o.limits.wall_timeout = wall.map(Duration::from_millis);
+    o.limits.wall_timeout = wall.map_or(xpr_vm::WallCeiling::Off, |ms| {
+        xpr_vm::WallCeiling::After(Duration::from_millis(ms))
+    });
     o
 }
 

@@ -90,6 +90,7 @@ struct Inner {
     kind: ErrorKind,
     message: String,
     span: Option<Span>,
+    hint: Option<Box<str>>,
 }
 
 /// An XPR error. `Display` is the spec's text: `MESSAGE at position N`
@@ -116,6 +117,7 @@ impl Error {
             kind,
             message: message.into(),
             span: None,
+            hint: None,
         }))
     }
 
@@ -138,6 +140,30 @@ impl Error {
             self.0.span = Some(span);
         }
         self
+    }
+
+    /// Attaches a hint: what to write instead, for a person or an LLM
+    /// repairing the expression (`write .upper()`, `XPR writes && for
+    /// and`). The message gains it as ` (HINT)`, so every place that shows
+    /// the message shows the hint; [`Error::hint`] gives it alone for
+    /// structured output. A second hint replaces the first in both.
+    #[cold]
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        let hint: Box<str> = hint.into().into_boxed_str();
+        if let Some(old) = self.0.hint.take() {
+            let suffix = format!(" ({old})");
+            if let Some(base) = self.0.message.strip_suffix(&suffix) {
+                self.0.message.truncate(base.len());
+            }
+        }
+        self.0.message = format!("{} ({hint})", self.0.message);
+        self.0.hint = Some(hint);
+        self
+    }
+
+    /// The hint attached with [`Error::with_hint`], without the message.
+    pub fn hint(&self) -> Option<&str> {
+        self.0.hint.as_deref()
     }
 
     /// The kind.
@@ -191,6 +217,22 @@ mod tests {
             format!("{e:?}"),
             "reference error: Unknown function 'f' at position 0"
         );
+    }
+
+    #[test]
+    fn a_hint_is_in_the_message_and_apart() {
+        let e = Error::new(ErrorKind::Parse, "Unexpected token 'and'")
+            .with_hint("XPR writes && for and")
+            .at(Span::new(2, 5));
+        assert_eq!(
+            e.to_string(),
+            "Unexpected token 'and' (XPR writes && for and) at position 2"
+        );
+        assert_eq!(e.hint(), Some("XPR writes && for and"));
+        let e = e.with_hint("write &&");
+        assert_eq!(e.message(), "Unexpected token 'and' (write &&)");
+        assert_eq!(e.hint(), Some("write &&"));
+        assert_eq!(Error::new(ErrorKind::Type, "x").hint(), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub mod vm;
 pub use context::{Context, Field};
 pub use error::{Error, ErrorKind, Span};
 pub use function::{Arity, Function, HostError, HostFunction, Meter};
-pub use limits::{CancelHandle, Clock, Limits, Randomness, RunOptions};
+pub use limits::{CancelHandle, Clock, Limits, Randomness, RunOptions, WallCeiling};
 pub use program::{Op, Program};
 pub use runtime::Runtime;
 pub use stopwatch::{Stopwatch, SystemStopwatch};

@@ -49,12 +49,47 @@ pub struct Limits {
     /// that still stops a run whose host function blocks (checked when the
     /// call returns: a host function cannot be interrupted) or a thread the
     /// machine starves. Checked and started as [`Limits::timeout`].
-    /// Default `Some(1 s)`, ten times the default timeout: a run using its
-    /// whole CPU budget still finishes with a tenth of a core. Raise it with
-    /// the timeout ([`Limits::set_timeout`] keeps the ratio). Expired:
+    /// Default [`WallCeiling::Auto`]: ten times the timeout (1 s for the
+    /// default 100 ms, so a run using its whole CPU budget still finishes
+    /// with a tenth of a core), and no ceiling when the timeout is off, so
+    /// that `timeout: None` switches every time limit off. Expired:
     /// [`crate::ErrorKind::Timeout`],
     /// `Expression timeout exceeded: wall-clock ceiling of 1000 ms`.
-    pub wall_timeout: Option<Duration>,
+    pub wall_timeout: WallCeiling,
+}
+
+/// The wall-clock ceiling of a run ([`Limits::wall_timeout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WallCeiling {
+    /// [`WALL_FACTOR`] times the CPU timeout; no ceiling when the timeout
+    /// is off. The default.
+    #[default]
+    Auto,
+    /// No wall-clock ceiling, whatever the timeout.
+    Off,
+    /// This much wall-clock time, whatever the timeout.
+    After(Duration),
+}
+
+impl WallCeiling {
+    /// The ceiling in force with the CPU timeout `timeout`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use xpr_vm::limits::WallCeiling;
+    /// let ms = Duration::from_millis;
+    /// assert_eq!(WallCeiling::Auto.resolve(Some(ms(100))), Some(ms(1000)));
+    /// assert_eq!(WallCeiling::Auto.resolve(None), None);
+    /// assert_eq!(WallCeiling::Off.resolve(Some(ms(100))), None);
+    /// assert_eq!(WallCeiling::After(ms(5)).resolve(None), Some(ms(5)));
+    /// ```
+    pub fn resolve(self, timeout: Option<Duration>) -> Option<Duration> {
+        match self {
+            WallCeiling::Auto => timeout.map(|t| t.saturating_mul(WALL_FACTOR)),
+            WallCeiling::Off => None,
+            WallCeiling::After(d) => Some(d),
+        }
+    }
 }
 
 /// Default fuel per run.
@@ -80,7 +115,7 @@ impl Default for Limits {
             call_depth: DEFAULT_CALL_DEPTH,
             value_depth: DEFAULT_VALUE_DEPTH,
             timeout: Some(DEFAULT_TIMEOUT),
-            wall_timeout: Some(DEFAULT_WALL_TIMEOUT),
+            wall_timeout: WallCeiling::Auto,
         }
     }
 }
@@ -93,25 +128,14 @@ impl Limits {
             fuel: None,
             memory: None,
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         }
     }
 
-    /// Sets the CPU timeout and the wall-clock ceiling with it, at
-    /// [`WALL_FACTOR`] times the timeout; `None` turns both off.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let mut limits = xpr_vm::Limits::default();
-    /// limits.set_timeout(Some(Duration::from_millis(250)));
-    /// assert_eq!(limits.wall_timeout, Some(Duration::from_millis(2500)));
-    /// limits.set_timeout(None);
-    /// assert_eq!(limits.wall_timeout, None);
-    /// ```
-    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
-        self.timeout = timeout;
-        self.wall_timeout = timeout.map(|t| t.saturating_mul(WALL_FACTOR));
+    /// The wall-clock ceiling in force: [`Limits::wall_timeout`] resolved
+    /// against [`Limits::timeout`].
+    pub fn wall_ceiling(&self) -> Option<Duration> {
+        self.wall_timeout.resolve(self.timeout)
     }
 }
 

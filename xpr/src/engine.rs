@@ -34,11 +34,12 @@ pub struct Limits {
     /// included (the spec's timeout; default 100 ms): it does not depend on
     /// the machine's load. `Expression timeout exceeded`.
     pub timeout: Option<Duration>,
-    /// Wall-clock time per run (default 1 s, ten times the timeout): the
-    /// ceiling that stops a run whose host function blocks, checked when
-    /// the call returns. `Expression timeout exceeded: wall-clock ceiling
-    /// of N ms`. [`Limits::set_timeout`] sets both.
-    pub wall_timeout: Option<Duration>,
+    /// Wall-clock time per run: the ceiling that stops a run whose host
+    /// function blocks, checked when the call returns. Default
+    /// [`WallCeiling::Auto`]: ten times the timeout (1 s), none when the
+    /// timeout is off. `Expression timeout exceeded: wall-clock ceiling of
+    /// N ms`.
+    pub wall_timeout: WallCeiling,
     /// Maximum source length, in characters.
     pub max_length: Option<usize>,
     /// Maximum AST depth (the root is depth 1; parentheses add none).
@@ -70,14 +71,10 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Sets the CPU timeout and the wall-clock ceiling with it, at ten
-    /// times the timeout ([`xpr_vm::limits::WALL_FACTOR`]); `None` turns
-    /// both off.
-    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
-        let mut vm = self.vm();
-        vm.set_timeout(timeout);
-        self.timeout = vm.timeout;
-        self.wall_timeout = vm.wall_timeout;
+    /// The wall-clock ceiling in force: [`Limits::wall_timeout`] resolved
+    /// against [`Limits::timeout`].
+    pub fn wall_ceiling(&self) -> Option<Duration> {
+        self.wall_timeout.resolve(self.timeout)
     }
 
     fn vm(&self) -> xpr_vm::Limits {
@@ -99,7 +96,7 @@ impl Limits {
     }
 }
 
-pub use xpr_vm::Randomness;
+pub use xpr_vm::{Randomness, WallCeiling};
 
 /// Compiles expressions with a fixed set of limits, host functions, clock
 /// and randomness. Cheap to clone; share one per configuration.

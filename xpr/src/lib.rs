@@ -37,7 +37,7 @@ mod diagnostic;
 mod engine;
 
 pub use diagnostic::render_error;
-pub use engine::{Engine, Limits, Program, Randomness, RunConfig};
+pub use engine::{Engine, Limits, Program, Randomness, RunConfig, WallCeiling};
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{

@@ -5,17 +5,10 @@
 //! the work the expression asks for (never wall-clock time); everything
 //! runs on a 2 MiB thread.
 
-use xpr::{Engine, Limits, Value, Vm};
+mod common;
 
-/// Runs `f` on a thread with a 2 MiB stack and returns its result.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("no panic, no stack overflow")
-}
+use common::on_small_stack;
+use xpr::{Engine, Limits, Value, Vm};
 
 /// Runs `src` against `ctx` with no fuel limit and no timeout (default
 /// memory and depth budgets); returns the result and the fuel it used.
@@ -24,7 +17,6 @@ fn run_metered(src: &'static str, ctx: serde_json::Value) -> (Result<Value, xpr:
         let limits = Limits {
             fuel: None,
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         };
         let engine = Engine::new().with_limits(limits).with_seed(Some(1));
@@ -185,7 +177,6 @@ fn context_variables_are_read_once_per_run() {
         };
         let engine = Engine::new().with_limits(Limits {
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         });
         let program = engine
@@ -343,7 +334,6 @@ fn recursion_through_builtins_stops_before_the_stack_whatever_the_call_depth() {
             call_depth: 100_000,
             fuel: None,
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         });
         let src = "let Y = f => (x => f(v => x(x)(v)))(x => f(v => x(x)(v))); \
@@ -427,7 +417,6 @@ fn pieces_of_split_and_match_all_count_their_string_headers() {
         let memory = on_small_stack(move || {
             let engine = Engine::new().with_limits(Limits {
                 timeout: None,
-                wall_timeout: None,
                 ..Limits::default()
             });
             let mut vm = Vm::new();

@@ -3,12 +3,15 @@
 //! (never wall-clock), with the counted peak memory inside the budget.
 //! Runs on a 2 MiB thread so that any unbounded recursion would overflow.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::on_small_stack;
 use xpr::{
     Arity, CancelHandle, Engine, ErrorKind, Limits, RunConfig, Stopwatch, SystemStopwatch, Value,
-    Vm,
+    Vm, WallCeiling,
 };
 
 const SMALL_FUEL: u64 = 2_000_000;
@@ -19,19 +22,8 @@ fn small_limits() -> Limits {
         fuel: Some(SMALL_FUEL),
         memory: Some(SMALL_MEMORY),
         timeout: None,
-        wall_timeout: None,
         ..Limits::default()
     }
-}
-
-/// Runs `f` on a thread with a 2 MiB stack and returns its result.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("no panic, no stack overflow")
 }
 
 /// Compiles and runs `src` against `ctx` under `limits`; asserts the error kind
@@ -438,7 +430,7 @@ fn context_is_never_mutated() {
 #[test]
 fn the_wall_clock_ceiling_stops_a_run_after_a_blocking_host_call() {
     let mut engine = Engine::new().with_limits(Limits {
-        wall_timeout: Some(Duration::from_millis(5)),
+        wall_timeout: WallCeiling::After(Duration::from_millis(5)),
         ..Limits::default()
     });
     engine
@@ -458,7 +450,7 @@ fn the_wall_clock_ceiling_stops_a_run_after_a_blocking_host_call() {
     // The CPU timeout does not count the time blocked.
     let limits = Limits {
         timeout: Some(Duration::from_millis(5)),
-        wall_timeout: None,
+        wall_timeout: WallCeiling::Off,
         ..Limits::default()
     };
     let v = engine
@@ -474,7 +466,7 @@ fn the_timeout_counts_the_cpu_time_of_host_functions() {
     // No wall-clock ceiling: a starved thread would reach that first.
     let mut engine = Engine::new().with_limits(Limits {
         timeout: Some(Duration::from_millis(5)),
-        wall_timeout: None,
+        wall_timeout: WallCeiling::Off,
         ..Limits::default()
     });
     // Busy until the thread's CPU clock has moved 30 ms, however long the
@@ -495,14 +487,23 @@ fn the_timeout_counts_the_cpu_time_of_host_functions() {
 }
 
 #[test]
-fn set_timeout_moves_the_ceiling_with_the_timeout() {
+fn the_ceiling_follows_the_timeout_unless_set() {
     let mut limits = Limits::default();
     assert_eq!(limits.timeout, Some(Duration::from_millis(100)));
-    assert_eq!(limits.wall_timeout, Some(Duration::from_secs(1)));
-    limits.set_timeout(Some(Duration::from_secs(2)));
-    assert_eq!(limits.wall_timeout, Some(Duration::from_secs(20)));
-    limits.set_timeout(None);
-    assert_eq!((limits.timeout, limits.wall_timeout), (None, None));
+    assert_eq!(limits.wall_ceiling(), Some(Duration::from_secs(1)));
+    limits.timeout = Some(Duration::from_secs(2));
+    assert_eq!(limits.wall_ceiling(), Some(Duration::from_secs(20)));
+    // Switching the timeout off switches every time limit off: a test or
+    // an embedder writing `timeout: None` gets no 1 s ceiling behind it.
+    let off = Limits {
+        timeout: None,
+        ..Limits::default()
+    };
+    assert_eq!((off.timeout, off.wall_ceiling()), (None, None));
+    limits.wall_timeout = WallCeiling::After(Duration::from_millis(7));
+    assert_eq!(limits.wall_ceiling(), Some(Duration::from_millis(7)));
+    limits.wall_timeout = WallCeiling::Off;
+    assert_eq!(limits.wall_ceiling(), None);
 }
 
 #[test]
@@ -511,7 +512,6 @@ fn cancellation_from_another_thread_stops_a_long_run() {
         fuel: None,
         memory: None,
         timeout: None,
-        wall_timeout: None,
         ..Limits::default()
     });
     // `started()` tells the test thread the run is under way; the work
@@ -595,7 +595,6 @@ fn long_closure_chains_are_dropped_without_recursion() {
         let ty = on_small_stack(move || {
             let engine = Engine::new().with_limits(Limits {
                 timeout: None,
-                wall_timeout: None,
                 ..Limits::default()
             });
             engine.eval(src, &()).map_err(|e| e.to_string())

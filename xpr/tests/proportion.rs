@@ -6,17 +6,10 @@
 //! per fuel unit are counted directly by the unit tests of
 //! `xpr-vm/src/stdlib/proportion.rs` and `xpr-vm/src/compare.rs`.
 
-use xpr::{CancelHandle, Context, Engine, ErrorKind, Key, Limits, Map, RunConfig, Value, Vm};
+mod common;
 
-/// Runs `f` on a thread with a 2 MiB stack and returns its result.
-fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("no panic, no stack overflow")
-}
+use common::on_small_stack;
+use xpr::{CancelHandle, Context, Engine, ErrorKind, Key, Limits, Map, RunConfig, Value, Vm};
 
 /// No fuel limit, no timeout, the default memory and depth budgets.
 fn unmetered() -> Limits {

@@ -63,7 +63,7 @@ fn main() -> ExitCode {
                 newest = newest.max(when);
             }
             Ok(_) => eprintln!(
-                "compare: no results under {}; run `cargo bench -p xpr-bench --bench compare` first",
+                "compare: no results under {}; run `cargo bench -p xpr-bench --features peers --bench compare` first",
                 dir.display()
             ),
             Err(e) => eprintln!("compare: cannot read {}: {e}", dir.display()),

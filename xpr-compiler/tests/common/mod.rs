@@ -18,7 +18,6 @@ pub fn opts() -> RunOptions {
     RunOptions {
         limits: Limits {
             timeout: None,
-            wall_timeout: None,
             ..Limits::default()
         },
         random: xpr_vm::Randomness::Seeded(7),

@@ -101,6 +101,40 @@ pub(crate) fn finish_object(rt: &mut dyn Runtime, map: Map) -> Result<Value, Err
     Ok(Value::Object(Arc::new(object)))
 }
 
+/// Puts `value` under `key`, replacing the value of an earlier equal key
+/// (the last one wins), with one lookup (hashing the key is charged by
+/// [`key_text`]). Charges the memory of the entry first: a slot and the
+/// value's logical size, plus the key's bytes when the key is new.
+pub(super) fn put_last(
+    rt: &mut dyn Runtime,
+    map: &mut Map,
+    key: Key,
+    value: &Value,
+) -> Result<(), Error> {
+    let bytes = SLOT_BYTES + value.logical_size();
+    match map.entry(key) {
+        Entry::Occupied(mut slot) => {
+            rt.alloc(bytes)?;
+            slot.insert(value.clone());
+        }
+        Entry::Vacant(slot) => {
+            rt.alloc(bytes.saturating_add(slot.key().len() as u64))?;
+            slot.insert(value.clone());
+        }
+    }
+    Ok(())
+}
+
+/// `map` (memory already charged) as an object value with its keys in
+/// alphabetical (code-point) order: sorted as [`sort_by_key`] sorts and
+/// charges, then wrapped as by [`finish_object`].
+pub(super) fn finish_sorted(rt: &mut dyn Runtime, map: Map) -> Result<Value, Error> {
+    let map: Map = sort_by_key(rt, map.into_iter().collect())?
+        .into_iter()
+        .collect();
+    finish_object(rt, map)
+}
+
 /// Wraps `items` (memory already charged) into an array value, checking its
 /// nesting depth against the budget.
 fn finish_array(rt: &mut dyn Runtime, items: Vec<Value>) -> Result<Value, Error> {
@@ -234,23 +268,9 @@ fn from_entries(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
             }
         };
         let key = key_text(rt, k, "fromEntries")?;
-        let bytes = SLOT_BYTES + v.logical_size();
-        // One lookup per pair (hashing the key, charged by `key_text`).
-        match map.entry(key) {
-            Entry::Occupied(mut slot) => {
-                rt.alloc(bytes)?;
-                slot.insert(v.clone());
-            }
-            Entry::Vacant(slot) => {
-                rt.alloc(bytes.saturating_add(slot.key().len() as u64))?;
-                slot.insert(v.clone());
-            }
-        }
+        put_last(rt, &mut map, key, v)?;
     }
-    let map: Map = sort_by_key(rt, map.into_iter().collect())?
-        .into_iter()
-        .collect();
-    finish_object(rt, map)
+    finish_sorted(rt, map)
 }
 
 #[cfg(test)]

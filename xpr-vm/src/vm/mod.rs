@@ -233,7 +233,7 @@ impl Vm {
             depth: 0,
             call_depth: limits.call_depth,
             value_depth: limits.value_depth,
-            timer: timer::Timer::new(limits.timeout, limits.wall_timeout),
+            timer: timer::Timer::new(limits.timeout, limits.wall_ceiling()),
             stopwatch: opts.stopwatch.clone(),
             cancel: opts.cancel.clone(),
             now: None,

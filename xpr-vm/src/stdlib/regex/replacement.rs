@@ -1,7 +1,7 @@
-//! Replacement templates of regex replacements (`replacePattern`, and the
-//! string method `replace` with a regex pattern), expanded by JavaScript's
-//! rules (ECMAScript's GetSubstitution). In a template, `$` starts a
-//! reference:
+//! Regex replacements (`replacePattern`, and the string method `replace`
+//! with a regex pattern): [`replace_all`], which replaces every match, and
+//! its replacement templates, expanded by JavaScript's rules (ECMAScript's
+//! GetSubstitution). In a template, `$` starts a reference:
 //!
 //! - `$$` is one `$`;
 //! - `$&` is the match, `` $` `` the input before the match and `$'` the
@@ -25,7 +25,7 @@
 //! JavaScript may).
 //!
 //! # Fuel and memory
-//! The caller charges `bytes / 16` for parsing a template. Each expansion
+//! [`replace_all`] charges `bytes / 16` for parsing a template. Each expansion
 //! costs [`PIECE_FUEL`] per piece of the parsed template (a run of literal
 //! text or one reference) plus `bytes / 16` of the text it produces, and
 //! that text's bytes of memory are charged (through [`Runtime::alloc`])
@@ -37,8 +37,10 @@
 use std::collections::HashMap;
 
 use super::SCAN_BYTES_PER_FUEL;
+use super::matching::{captures_at, charge_scan, next_char, rescan_fuel};
 use crate::error::Error;
 use crate::runtime::Runtime;
+use crate::value::Regex;
 
 /// Fuel per piece of a template, per match.
 pub const PIECE_FUEL: u64 = 1;
@@ -239,9 +241,74 @@ impl<'t> Template<'t> {
     }
 }
 
+/// Appends `piece` to `out`, charging its bytes of memory and `bytes / 16`
+/// fuel first.
+fn append(rt: &mut dyn Runtime, out: &mut String, piece: &str) -> Result<(), Error> {
+    if piece.is_empty() {
+        return Ok(());
+    }
+    let len = piece.len() as u64;
+    rt.fuel(len / SCAN_BYTES_PER_FUEL)?;
+    rt.alloc(len)?;
+    out.push_str(piece);
+    Ok(())
+}
+
+/// Replaces every non-overlapping match of `re` in `s` by `replacement`,
+/// expanded by JavaScript's rules (see the `replacement` submodule: `$n`, `$nn`,
+/// `$<name>`, `$&`, `` $` ``, `$'`, `$$`).
+///
+/// Charges [`scan_fuel`], `replacement bytes / 16` for reading the
+/// template, [`rescan_fuel`] for every later search, one fuel per match
+/// plus the expansion's fuel ([`capture_fuel`] too when the template
+/// names groups), and, for every piece of the result, its bytes
+/// of memory (before appending) and bytes / 16 fuel.
+///
+/// # Errors
+/// Fuel or memory errors.
+///
+/// [`scan_fuel`]: super::scan_fuel
+/// [`capture_fuel`]: super::capture_fuel
+pub fn replace_all(
+    rt: &mut dyn Runtime,
+    re: &Regex,
+    s: &str,
+    replacement: &str,
+) -> Result<String, Error> {
+    charge_scan(rt, re, s)?;
+    rt.fuel(replacement.len() as u64 / SCAN_BYTES_PER_FUEL)?;
+    let compiled = re.compiled();
+    let template = Template::parse(replacement, compiled);
+    let needs_groups = template.needs_groups();
+    let mut out = String::new();
+    let mut last = 0;
+    let mut locs = compiled.capture_locations();
+    let mut pos = Some(0);
+    while let Some(at) = pos {
+        rt.fuel(rescan_fuel(re, s, at))?;
+        let found = if needs_groups {
+            captures_at(rt, re, s, at, &mut locs)?
+        } else {
+            compiled.find_at(s, at).map(|m| (m.start(), m.end()))
+        };
+        let Some((start, end)) = found else { break };
+        rt.fuel(1)?;
+        append(rt, &mut out, s.get(last..start).unwrap_or(""))?;
+        template.expand(rt, &mut out, s, (start, end), &locs)?;
+        last = end;
+        pos = if start == end {
+            next_char(s, end)
+        } else {
+            Some(end)
+        };
+    }
+    append(rt, &mut out, s.get(last..).unwrap_or(""))?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::{compile, replace_all};
+    use super::super::compile;
     use super::*;
     use crate::error::ErrorKind;
     use crate::stdlib::testing::TestRuntime;

@@ -1,5 +1,9 @@
-//! The command line: argument parsing (clap, derive), the shared limits
-//! flags, exit statuses, and dispatch to one module per subcommand.
+//! The `xpr` command-line tool: evaluate XPR expressions once (`eval`), over
+//! streams of JSON records (`run`), in bulk for harnesses (`batch`), or only
+//! check and list them (`check`, `disasm`). See `docs/cli.md`.
+//!
+//! This file: argument parsing (clap, derive), the shared limits flags, exit
+//! statuses, and dispatch to one module per subcommand.
 //!
 //! Exit statuses (every subcommand):
 //! - 0: success (also when stdout is closed early, as by `| head`);
@@ -24,6 +28,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use xpr::WallCeiling;
 
 /// Why the tool stops early: the exit status and what to print on stderr.
 #[derive(Debug)]
@@ -78,7 +83,7 @@ impl Exit {
 #[command(
     name = "xpr",
     version,
-    about,
+    about = "XPR: a sandboxed, fuel-metered expression language for data pipelines",
     long_about = None,
     max_term_width = 100,
     after_help = "Examples:\n  \
@@ -129,6 +134,7 @@ pub struct EvalArgs {
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -185,6 +191,7 @@ pub struct RunArgs {
     /// No progress bar and no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -203,6 +210,7 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -229,6 +237,7 @@ pub struct CheckArgs {
     /// Exit with status 1 when there are warnings (unknown fields).
     #[arg(long)]
     pub deny_warnings: bool,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -238,6 +247,7 @@ pub struct CheckArgs {
 pub struct DisasmArgs {
     /// The expression.
     pub expr: String,
+    /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -321,16 +331,14 @@ impl LimitArgs {
         apply(&mut limits.fuel, self.fuel, |n| n);
         apply(&mut limits.memory, self.max_memory, |n| n);
         // The ceiling follows the CPU timeout unless given itself.
-        match self.timeout_ms {
+        apply(&mut limits.timeout, self.timeout_ms, Duration::from_millis);
+        match self.wall_timeout_ms {
             None => {}
-            Some(Budget::Unlimited) => limits.set_timeout(None),
-            Some(Budget::Units(ms)) => limits.set_timeout(Some(Duration::from_millis(ms))),
+            Some(Budget::Unlimited) => limits.wall_timeout = WallCeiling::Off,
+            Some(Budget::Units(ms)) => {
+                limits.wall_timeout = WallCeiling::After(Duration::from_millis(ms));
+            }
         }
-        apply(
-            &mut limits.wall_timeout,
-            self.wall_timeout_ms,
-            Duration::from_millis,
-        );
         apply(&mut limits.max_depth, self.max_depth, |n| {
             u32::try_from(n).unwrap_or(u32::MAX)
         });
@@ -349,7 +357,7 @@ impl LimitArgs {
 
 /// Parses the command line, runs the subcommand, prints any final message
 /// and returns the exit status.
-pub fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -465,16 +473,16 @@ mod tests {
     #[test]
     fn the_wall_clock_ceiling_follows_the_timeout_unless_given() {
         let l = limits(&[]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(100), ms(1000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(1000)));
         let l = limits(&["--timeout-ms", "5000"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(5000), ms(50_000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(5000), ms(50_000)));
         let l = limits(&["--timeout-ms", "none"]);
-        assert_eq!((l.timeout, l.wall_timeout), (None, None));
+        assert_eq!((l.timeout, l.wall_ceiling()), (None, None));
         let l = limits(&["--wall-timeout-ms", "250"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(100), ms(250)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(250)));
         let l = limits(&["--timeout-ms", "none", "--wall-timeout-ms", "3000"]);
-        assert_eq!((l.timeout, l.wall_timeout), (None, ms(3000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (None, ms(3000)));
         let l = limits(&["--wall-timeout-ms", "none", "--timeout-ms", "20"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(20), None));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(20), None));
     }
 }

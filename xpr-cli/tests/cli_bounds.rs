@@ -2,59 +2,18 @@
 //! context is read up to a limit, a line that never ends is reported, JSON
 //! nesting is read up to the value-depth limit on every input route, and
 //! output is streamed, so the process's peak memory (`VmHWM`) stays within
-//! twice the memory budget however the output is escaped. Everything is
-//! shown by counting (bytes, records, exit statuses), never by timing.
+//! twice the memory budget however the output is escaped; the regex budget
+//! (`--max-regex-bytes`) and `batch`'s cache bound (`--cache-bytes`) are
+//! taken in bytes (the library's side: `xpr/tests/compile_and_format_budgets.rs`).
+//! Everything is shown by counting (bytes, records, exit statuses), never
+//! by timing.
+
+mod common;
 
 use std::io::{Read as _, Write as _};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-fn xpr() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xpr"))
-}
-
-/// Runs `xpr ARGS` with `stdin` fed from a thread (the child may stop
-/// reading early).
-fn run_with(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = xpr()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn xpr");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for xpr");
-    feeder.join().expect("feeder thread");
-    output
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with(args, b"")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-/// Asserts the exit status and that stderr contains `needle`.
-#[track_caller]
-fn assert_fails(o: &Output, status: i32, needle: &str) {
-    let err = stderr(o);
-    assert_eq!(code(o), status, "stdout: {}\nstderr: {err}", stdout(o));
-    assert!(err.contains(needle), "{err}");
-}
+use common::{assert_fails, code, run, run_with, spawn, stderr, stdout, temp_file, xpr};
 
 // ------------------------------------------------------------ the context
 
@@ -321,13 +280,7 @@ fn output_and_peak(args: &[&str], stdin: &[u8], expected: usize) -> (usize, u64,
         expected > 2 * HELD,
         "the output must outlast the pipe and the buffers"
     );
-    let mut child = xpr()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn xpr");
+    let mut child = spawn(args);
     let mut input = child.stdin.take().expect("stdin");
     let bytes = stdin.to_vec();
     let feeder = std::thread::spawn(move || {
@@ -459,22 +412,13 @@ fn too_deep(limit: u32) -> String {
     )
 }
 
-/// Writes `contents` to a file of its own and returns its path.
-fn file(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("xpr-bounds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, contents).expect("write");
-    path.display().to_string()
-}
-
 #[test]
 fn json_nesting_is_read_to_the_value_depth_limit_on_every_route() {
     // 129 is past serde_json's recursion limit; 1,000 the default limit.
     for depth in [129, 1000, 1001] {
         let ok = depth <= 1000;
         let ctx = record(depth);
-        let path = file(&format!("ctx{depth}.json"), &ctx);
+        let path = temp_file(&format!("ctx{depth}.json"), ctx.as_bytes());
         let check = |o: &Output, route: &str, want_ok: &str| {
             if ok {
                 assert_eq!(
@@ -646,4 +590,47 @@ fn the_depth_limit_is_the_flag_s_above_and_below_serde_json_s() {
     let column = input.find(", ]").map_or(0, |i| i + 3);
     let want = format!("<stdin>:1: invalid JSON: trailing comma at column {column}");
     assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+}
+
+// ------------------------------------- the regex budget and the batch cache
+
+/// Runs `xpr ARGS` on `stdin`: (status, stdout, stderr).
+fn outcome(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let o = run_with(args, stdin.as_bytes());
+    (code(&o), stdout(&o), stderr(&o))
+}
+
+#[test]
+fn the_command_line_takes_the_regex_limit_and_a_cache_bound_in_bytes() {
+    // Two small literals take about 40 KB together.
+    let (code, _, err) = outcome(
+        &["eval", "[/a/, /b/].length", "--max-regex-bytes", "30000"],
+        "",
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.starts_with("error: Regex size limit exceeded: the regex literals of the expression compile to more than 30000 bytes at position 6"),
+        "{err}"
+    );
+    let (code, out, _) = outcome(
+        &[
+            "eval",
+            "[/a/, /a/, /b/].length",
+            "--max-regex-bytes",
+            "100000",
+        ],
+        "",
+    );
+    assert_eq!((code, out.trim()), (0, "3"));
+    let (code, out, _) = outcome(
+        &["eval", "[/a/, /b/].length", "--max-regex-bytes", "none"],
+        "",
+    );
+    assert_eq!((code, out.trim()), (0, "2"));
+    // `batch` with a cache bound smaller than one program: every line is
+    // still answered (compiled for its line, not kept).
+    let lines = "{\"expression\": \"/a+/.test(s)\", \"context\": {\"s\": \"xa\"}}\n".repeat(3);
+    let (code, out, err) = outcome(&["batch", "--cache-bytes", "1000"], &lines);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "{\"ok\":true}\n".repeat(3));
 }

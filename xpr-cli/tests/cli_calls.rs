@@ -3,40 +3,10 @@
 //! the call is reached), `batch` answers each request as the library does;
 //! and a record field named like a called function is what the call calls.
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use common::{code, run_with, stderr, stdout};
 use serde_json::{Value as Json, json};
-
-fn run_with(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xpr"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn xpr");
-    let mut pipe = child.stdin.take().expect("stdin");
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("wait for xpr");
-    feeder.join().expect("feeder thread");
-    output
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
 
 const RECORDS: &[u8] =
     b"{\"a\":1,\"b\":2,\"c\":3}\n{\"a\":3,\"b\":2,\"c\":3}\n{\"a\":0,\"b\":5,\"c\":1}\n";

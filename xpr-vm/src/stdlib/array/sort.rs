@@ -233,29 +233,17 @@ pub fn check_sortable<'a>(
     what: &str,
     values: impl IntoIterator<Item = &'a Value>,
 ) -> Result<(), Error> {
-    let mut kind: Option<&'static str> = None;
-    for v in values {
-        match v {
-            Value::Number(_) | Value::String(_) | Value::Bool(_) => {}
-            other => {
-                return Err(Error::type_error(format_args!(
-                    "{method}() cannot order {} {what} (only numbers, strings or booleans)",
-                    other.type_name()
-                )));
-            }
-        }
-        let t = v.type_name();
-        match kind {
-            None => kind = Some(t),
-            Some(k) if k != t => {
-                return Err(Error::type_error(format_args!(
-                    "{method}() cannot compare {k} and {t} {what}"
-                )));
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(())
+    check_one_kind(
+        values,
+        |v| matches!(v, Value::Number(_) | Value::String(_) | Value::Bool(_)),
+        |_, other| {
+            Error::type_error(format_args!(
+                "{method}() cannot order {} {what} (only numbers, strings or booleans)",
+                other.type_name()
+            ))
+        },
+        |k, t| Error::type_error(format_args!("{method}() cannot compare {k} and {t} {what}")),
+    )
 }
 
 /// Checks the keys of `sortBy`: all numbers or all strings (as the
@@ -267,24 +255,40 @@ pub fn check_sortable<'a>(
 /// T2` for a mix of numbers and strings.
 pub fn check_sort_keys(keys: &[Value]) -> Result<(), Error> {
     const WORDS: &str = "sortBy key function must return all numbers or all strings";
+    check_one_kind(
+        keys,
+        |k| matches!(k, Value::Number(_) | Value::String(_)),
+        |i, other| {
+            Error::type_error(format_args!(
+                "{WORDS}, got {} at index {i}",
+                other.type_name()
+            ))
+        },
+        |first, t| Error::type_error(format_args!("{WORDS}, got {first} and {t}")),
+    )
+}
+
+/// Checks that `values` are all of one kind (as `type()` names it), a
+/// kind `allowed` accepts, stopping at the first that is not.
+///
+/// # Errors
+/// `refused(i, v)` for a value `v` at index `i` that `allowed` refuses;
+/// `mixed(k, t)` for a value of kind `t` after values of kind `k`.
+fn check_one_kind<'a>(
+    values: impl IntoIterator<Item = &'a Value>,
+    allowed: impl Fn(&Value) -> bool,
+    refused: impl FnOnce(usize, &Value) -> Error,
+    mixed: impl FnOnce(&str, &str) -> Error,
+) -> Result<(), Error> {
     let mut kind: Option<&'static str> = None;
-    for (i, k) in keys.iter().enumerate() {
-        let t = match k {
-            Value::Number(_) | Value::String(_) => k.type_name(),
-            other => {
-                return Err(Error::type_error(format_args!(
-                    "{WORDS}, got {} at index {i}",
-                    other.type_name()
-                )));
-            }
-        };
+    for (i, v) in values.into_iter().enumerate() {
+        if !allowed(v) {
+            return Err(refused(i, v));
+        }
+        let t = v.type_name();
         match kind {
             None => kind = Some(t),
-            Some(first) if first != t => {
-                return Err(Error::type_error(format_args!(
-                    "{WORDS}, got {first} and {t}"
-                )));
-            }
+            Some(k) if k != t => return Err(mixed(k, t)),
             Some(_) => {}
         }
     }

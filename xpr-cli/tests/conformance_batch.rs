@@ -1,59 +1,15 @@
 //! The conformance suites run through `xpr batch` (the command-line tool, as
 //! a harness would drive it) give the same outcome, case by case, as the
-//! in-process runner, and so the same pass counts.
-//!
-//! Finding the binary: `XPR_BIN` when set; otherwise this test builds it
-//! with `cargo build -p xpr --bin xpr --message-format=json` (the cargo that
-//! runs the tests, same target directory, a no-op when up to date) and takes
-//! the executable path cargo reports. This needs no assumption about the
-//! target directory, and the binary is never stale (the profile follows this
-//! test's: `--release` when it runs from a `release` directory).
+//! in-process runner, and so the same pass counts. The suites and the
+//! runner are the `conformance` crate's; the binary is the one this package
+//! builds.
+
+mod common;
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
+use common::run_with;
 use conformance::{Case, Counts, Outcome};
-
-fn xpr_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("XPR_BIN") {
-        return PathBuf::from(path);
-    }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    // Same profile as this test binary (target/<profile>/deps/batch-HASH).
-    let release = std::env::current_exe()
-        .ok()
-        .is_some_and(|p| p.components().any(|c| c.as_os_str() == "release"));
-    let mut args = vec![
-        "build",
-        "-p",
-        "xpr",
-        "--bin",
-        "xpr",
-        "--message-format=json",
-    ];
-    if release {
-        args.push("--release");
-    }
-    let output = Command::new(cargo)
-        .args(&args)
-        .current_dir(&workspace)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run cargo build for the xpr binary");
-    assert!(
-        output.status.success(),
-        "cargo build -p xpr --bin xpr failed"
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
-    text.lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "xpr")
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reported the xpr executable")
-}
 
 /// The outcome of one case from its `xpr batch` answer, judged as
 /// `conformance::run_case` judges an in-process result.
@@ -122,23 +78,16 @@ fn batch_gives_the_same_outcomes_as_the_runner() {
         input.push_str(&request.to_string());
         input.push('\n');
     }
-    let mut child = Command::new(xpr_binary())
-        .args([
+    let output = run_with(
+        &[
             "batch",
             "--timeout-ms",
             "none",
             "--seed",
             &0x5eed_u64.to_string(),
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn xpr batch");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let output = child.wait_with_output().expect("xpr batch runs");
-    feeder.join().expect("feeder").expect("write requests");
+        ],
+        input.as_bytes(),
+    );
     assert!(
         output.status.success(),
         "xpr batch failed: {}",
