@@ -42,7 +42,7 @@ pub fn of_error(engine: &Engine, source: &str, error: &Error) -> Json {
         "position": error.position(),
         "span": span,
         "expected": expected,
-        "hint": hint(error.message()),
+        "hint": hint(error),
     })
 }
 
@@ -74,14 +74,18 @@ pub fn internal() -> Json {
     })
 }
 
-/// The hint an error message carries: its closing parenthesis, when that
-/// says what to write (`... (did you mean 'filter'?)`, `... (an object
-/// property needs a value: write {name: name})`).
-///
-/// The library keeps hints inside messages today; when its errors carry
-/// the hint as a field of their own (issue 14, item 2), this function
-/// becomes that field's accessor.
-fn hint(message: &str) -> Option<&str> {
+/// The error's hint: [`Error::hint`], or else the message's closing
+/// parenthesis when that says what to write (`... (did you mean
+/// 'filter'?)`, `... (an object property needs a value: write {name:
+/// name})`), for the errors whose producers write the hint into the
+/// message without [`Error::with_hint`] (all of them, when this was
+/// written). Once every producer attaches its hint, this is `error.hint()`.
+fn hint(error: &Error) -> Option<&str> {
+    error.hint().or_else(|| hint_in_message(error.message()))
+}
+
+/// The closing suggestion of a message, if it has one.
+fn hint_in_message(message: &str) -> Option<&str> {
     let inner = message.strip_suffix(')')?;
     let (_, inner) = inner.rsplit_once(" (")?;
     (inner.starts_with("did you mean ") || inner.contains("write ")).then_some(inner)
@@ -133,17 +137,31 @@ mod tests {
     }
 
     #[test]
+    fn the_librarys_hint_comes_first() {
+        let e = Error::new(ErrorKind::Parse, "Unexpected token 'and'")
+            .with_hint("XPR writes && for and");
+        let d = of_error(&Engine::new(), "a and b", &e);
+        assert_eq!(d["hint"], "XPR writes && for and");
+        assert_eq!(
+            d["message"],
+            "Unexpected token 'and' (XPR writes && for and)"
+        );
+    }
+
+    #[test]
     fn only_a_closing_suggestion_is_a_hint() {
         assert_eq!(
-            hint("Unknown function 'lenght' (did you mean 'length'?)"),
+            hint_in_message("Unknown function 'lenght' (did you mean 'length'?)"),
             Some("did you mean 'length'?")
         );
         assert_eq!(
-            hint("Unexpected token '}' (an object property needs a value: write {name: name})"),
+            hint_in_message(
+                "Unexpected token '}' (an object property needs a value: write {name: name})"
+            ),
             Some("an object property needs a value: write {name: name}")
         );
-        assert_eq!(hint("Type error: cannot add (a) and (b)"), None);
-        assert_eq!(hint("Fuel limit exceeded"), None);
+        assert_eq!(hint_in_message("Type error: cannot add (a) and (b)"), None);
+        assert_eq!(hint_in_message("Fuel limit exceeded"), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use clap::Args;
+use xpr::WallCeiling;
 
 /// A budget on the command line: a number, or `none` for unlimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,16 +92,14 @@ impl LimitArgs {
         apply(&mut limits.fuel, self.fuel, |n| n);
         apply(&mut limits.memory, self.max_memory, |n| n);
         // The wall-clock ceiling follows the CPU timeout unless given itself.
-        match self.timeout_ms {
+        apply(&mut limits.timeout, self.timeout_ms, Duration::from_millis);
+        match self.wall_timeout_ms {
             None => {}
-            Some(Budget::Unlimited) => limits.set_timeout(None),
-            Some(Budget::Units(ms)) => limits.set_timeout(Some(Duration::from_millis(ms))),
+            Some(Budget::Unlimited) => limits.wall_timeout = WallCeiling::Off,
+            Some(Budget::Units(ms)) => {
+                limits.wall_timeout = WallCeiling::After(Duration::from_millis(ms));
+            }
         }
-        apply(
-            &mut limits.wall_timeout,
-            self.wall_timeout_ms,
-            Duration::from_millis,
-        );
         apply(&mut limits.max_depth, self.max_depth, to_u32);
         apply(&mut limits.max_length, self.max_length, |n| {
             usize::try_from(n).unwrap_or(usize::MAX)
@@ -180,12 +179,16 @@ mod tests {
 
     #[test]
     fn the_wall_clock_ceiling_follows_the_timeout_unless_given() {
+        let l = limits(&[]);
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(1000)));
         let l = limits(&["--timeout-ms", "50"]);
-        assert_eq!((l.timeout, l.wall_timeout), (ms(50), ms(500)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(50), ms(500)));
         let l = limits(&["--timeout-ms", "none"]);
-        assert_eq!((l.timeout, l.wall_timeout), (None, None));
+        assert_eq!((l.timeout, l.wall_ceiling()), (None, None));
         let l = limits(&["--timeout-ms", "none", "--wall-timeout-ms", "3000"]);
-        assert_eq!((l.timeout, l.wall_timeout), (None, ms(3000)));
+        assert_eq!((l.timeout, l.wall_ceiling()), (None, ms(3000)));
+        let l = limits(&["--wall-timeout-ms", "none", "--timeout-ms", "20"]);
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(20), None));
     }
 
     #[test]

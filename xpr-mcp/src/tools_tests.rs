@@ -267,11 +267,11 @@ fn the_servers_limits_apply() {
     let engine = Engine::new().with_limits(limits);
     assert_eq!(kind_of(&engine, "'x'.repeat(5000)"), "memory");
 
-    let mut limits = xpr::Limits {
+    let limits = xpr::Limits {
         fuel: None,
+        timeout: Some(Duration::from_millis(20)),
         ..Default::default()
     };
-    limits.set_timeout(Some(Duration::from_millis(20)));
     let engine = Engine::new().with_limits(limits);
     assert_eq!(
         kind_of(&engine, "range(1e6).map(x => range(100).sum()).sum()"),
