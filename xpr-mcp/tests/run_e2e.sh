@@ -27,8 +27,8 @@ then
     "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$sdk"
 fi
 
-echo "== e2e: cargo build -p xpr-mcp"
-cargo build --quiet -p xpr-mcp
+echo "== e2e: cargo build (xpr-mcp, a workspace of its own, into $target)"
+CARGO_TARGET_DIR="$target" cargo build --quiet --manifest-path xpr-mcp/Cargo.toml
 
 echo "== e2e: Python MCP SDK $sdk against $target/debug/xpr-mcp"
 "$venv/bin/python" xpr-mcp/tests/e2e_client.py "$target/debug/xpr-mcp"
