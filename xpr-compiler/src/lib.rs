@@ -111,6 +111,10 @@ pub const MAX_NESTING: u32 = 400;
 /// [`CompileEnv::max_regex_bytes`] (literals are measured in source order
 /// and refused before they are compiled; identical literals are compiled
 /// once and count once); a depth error past [`MAX_NESTING`].
+///
+/// [`ErrorKind::Access`]: xpr_vm::ErrorKind::Access
+/// [`ErrorKind::Parse`]: xpr_vm::ErrorKind::Parse
+/// [`ErrorKind::Regex`]: xpr_vm::ErrorKind::Regex
 pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
     let mut c = Compiler {
         env,

@@ -73,6 +73,8 @@ pub enum Otherwise {
 /// built-in nor a host function: calling it fails with
 /// `Unknown function 'f'` unless the context supplies a function of that
 /// name. Reported before running by [`Program::unknown_functions`].
+///
+/// [`Program::unknown_functions`]: super::Program::unknown_functions
 #[derive(Debug, Clone)]
 pub struct UnknownFunction {
     /// The name.
@@ -92,6 +94,9 @@ pub struct MethodRef {
 }
 
 /// Everything a [`Program`] is made of; [`Program::new`] validates it.
+///
+/// [`Program`]: super::Program
+/// [`Program::new`]: super::Program::new
 #[derive(Debug, Clone, Default)]
 pub struct ProgramParts {
     /// Prototype 0 is the expression; the others are arrow functions.
