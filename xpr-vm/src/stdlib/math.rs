@@ -50,14 +50,14 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         name: "min",
         arity: Arity::AtLeast(2),
         call: min,
-        sig: "(a, b, ...more) -> number",
+        sig: "(n1, n2, ...more) -> number",
         doc: "smallest number given (of an array: a.min())",
     },
     FunctionDef {
         name: "max",
         arity: Arity::AtLeast(2),
         call: max,
-        sig: "(a, b, ...more) -> number",
+        sig: "(n1, n2, ...more) -> number",
         doc: "largest number given (of an array: a.max())",
     },
     FunctionDef {
@@ -78,8 +78,8 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         name: "pow",
         arity: Arity::Exact(2),
         call: pow,
-        sig: "(x, y) -> number",
-        doc: "x to the power y, as x ** y",
+        sig: "(n, p) -> number",
+        doc: "n to the power p, as n ** p",
     },
     FunctionDef {
         name: "random",

@@ -140,7 +140,7 @@ pub(crate) const METHODS: &[MethodDef] = &[
         Arity::Range(0, 1),
         sort,
         "(cmp?) -> array",
-        "ascending numbers or strings; cmp(a, b) < 0 puts a first",
+        "ascending numbers or strings; cmp(x, y) < 0 puts x first",
     ),
     method(
         "reverse",

@@ -144,6 +144,6 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         arity: Arity::Exact(3),
         call: fn_date_diff,
         sig: "(from, to, unit) -> number",
-        doc: "whole units from from to to",
+        doc: "to - from, in whole units",
     },
 ];
