@@ -380,7 +380,7 @@ impl fmt::Display for Card {
 
 /// The card of `engine` as text for a system prompt: every built-in and
 /// host function with its signature and meaning, the syntax, examples and
-/// corrections; about 9,000 characters (some 2,300 tokens) with no host
+/// corrections; about 8,800 characters (some 2,200 tokens) with no host
 /// function. The same as `Card::new(engine).to_string()`.
 ///
 /// ```
