@@ -33,9 +33,11 @@
 //! uses counts, and the time limits and cancellation take effect when it
 //! returns.
 
+mod card;
 mod diagnostic;
 mod engine;
 
+pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
 pub use diagnostic::render_error;
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, WallCeiling};
 pub use xpr_vm::format::to_json_string;
