@@ -33,10 +33,12 @@
 //! uses counts, and the time limits and cancellation take effect when it
 //! returns.
 
+mod card;
 mod diagnostic;
 mod engine;
 mod lint;
 
+pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
 pub use diagnostic::render_error;
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, SyntaxError, WallCeiling};
 pub use lint::{Lint, Severity};
