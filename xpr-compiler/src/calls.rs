@@ -17,28 +17,25 @@ use xpr_vm::stdlib;
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Key, Op, Value};
 
-use crate::errors::{error_at, restricted, too_many};
+use crate::errors::{restricted, span, too_many};
 use crate::expr::has_spread;
 use crate::scope::Var;
 use crate::{CompileEnv, Compiler};
 
-/// The message of `Unknown function 'f'`, with a hint: for a call, the
-/// method of that name when there is one (`upper(s)` is written
-/// `s.upper()`); else the nearest built-in or host function (or, after a
-/// pipe, method) when `f` looks like a typo of it.
+/// The error `Unknown function 'f'` (without a position), with the hint
+/// of [`xpr_vm::foreign::function_hint`]: XPR's spelling of another
+/// language's function (`parseInt(s)` is `int(s)`); for a call, the method
+/// of that name when there is one (`upper(s)` is written `s.upper()`);
+/// else the nearest built-in or host function (or, after a pipe, method)
+/// when `f` looks like a typo of it.
 #[cold]
-pub(crate) fn unknown_function(name: &str, env: &CompileEnv, pipe: bool) -> String {
-    let hint = if !pipe && stdlib::method_id(name).is_some() {
-        format!(" ('{name}' is a method: write x.{name}(...) or x |> {name}(...))")
-    } else {
-        let mut names: Vec<String> = stdlib::function_names().map(String::from).collect();
-        names.extend(env.host_functions.iter().map(|h| h.name.clone()));
-        if pipe {
-            names.extend(stdlib::method_names().map(String::from));
-        }
-        xpr_vm::suggest::did_you_mean(name, names)
-    };
-    format!("Unknown function '{name}'{hint}")
+pub(crate) fn unknown_function(name: &str, env: &CompileEnv, pipe: bool) -> Error {
+    let hosts: Vec<&str> = env.host_functions.iter().map(|h| h.name.as_str()).collect();
+    let error = Error::new(ErrorKind::Reference, format!("Unknown function '{name}'"));
+    match xpr_vm::foreign::function_hint(name, &hosts, pipe) {
+        Some(hint) => error.with_hint(hint),
+        None => error,
+    }
 }
 
 /// How a name in call position resolves (after the context, for a global
@@ -103,12 +100,12 @@ impl Compiler<'_> {
         if let Some(&i) = self.calls.get(&(name.to_string(), kind)) {
             return Ok(i);
         }
-        if let Otherwise::Unknown(message) = &otherwise
+        if let Otherwise::Unknown(error) = &otherwise
             && self.unknown.insert(name.to_string())
         {
             self.parts.unknown_functions.push(UnknownFunction {
                 name: Key::from(name),
-                error: error_at(ErrorKind::Reference, message.to_string(), at),
+                error: error.clone().at(span(at)),
             });
         }
         let i = u16::try_from(self.parts.calls.len()).map_err(|_| too_many(at))?;
@@ -131,7 +128,7 @@ impl Compiler<'_> {
             .and_then(|g| g.fallback.clone())
         {
             Some(f @ Value::Function(_)) => Otherwise::Function(f),
-            _ => Otherwise::Unknown(unknown_function(name, self.env, false).into()),
+            _ => Otherwise::Unknown(unknown_function(name, self.env, false)),
         }
     }
 
@@ -213,8 +210,7 @@ impl Compiler<'_> {
                     self.function_call(f, args, spread, 0, at)?;
                 }
                 Callee::Global(global) => {
-                    let message = unknown_function(name, self.env, false);
-                    let otherwise = Otherwise::Unknown(message.into());
+                    let otherwise = Otherwise::Unknown(unknown_function(name, self.env, false));
                     let call =
                         self.named_call(name, global, CallKind::Plain, otherwise, callee.span)?;
                     if spread {
@@ -307,7 +303,7 @@ impl Compiler<'_> {
                     let otherwise = if stdlib::method_id(name).is_some() {
                         Otherwise::Method(self.method(name, target_span)?)
                     } else {
-                        Otherwise::Unknown(unknown_function(name, self.env, true).into())
+                        Otherwise::Unknown(unknown_function(name, self.env, true))
                     };
                     // An unknown function is reported at its name; a
                     // method's errors at the pipe, as a built-in's are.

@@ -65,8 +65,9 @@ pub enum Otherwise {
     Function(Value),
     /// A pipe target `x |> m(...)`: the method `methods[i]` of the piped value.
     Method(u16),
-    /// Nothing: the message of the `Unknown function 'f'` error (with its hint).
-    Unknown(Box<str>),
+    /// Nothing: the `Unknown function 'f'` error, with its hint (see
+    /// [`crate::foreign::function_hint`]) and without a position.
+    Unknown(Error),
 }
 
 /// A function the program calls by a name that is neither a local, a

@@ -37,11 +37,6 @@ fn not_callable_name(name: &str, v: &Value) -> Error {
     ))
 }
 
-#[cold]
-fn unknown_function(message: &str) -> Error {
-    Error::new(ErrorKind::Reference, message)
-}
-
 /// Which context values a call of a global name takes instead of what the
 /// name means otherwise.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -283,7 +278,7 @@ impl Exec<'_> {
         }
         match &c.otherwise {
             Otherwise::Method(m) => self.call_method(program, *m, pos),
-            Otherwise::Unknown(message) => Err(unknown_function(message)),
+            Otherwise::Unknown(error) => Err(error.clone()),
             Otherwise::Function(_) => Err(internal("a function's call is CallBuiltin")),
         }
     }
@@ -301,7 +296,7 @@ impl Exec<'_> {
             (Some(f @ (Value::Null | Value::Function(_))), _) => Ok(f),
             (Some(other), _) => Err(not_callable_name(global_name(program, g), &other)),
             (None, Otherwise::Function(f)) => Ok(f.clone()),
-            (None, Otherwise::Unknown(message)) => Err(unknown_function(message)),
+            (None, Otherwise::Unknown(error)) => Err(error.clone()),
             (None, Otherwise::Method(_)) => Err(internal("an optional call has no method")),
         }
     }

@@ -76,7 +76,14 @@ pub(super) fn null_index(idx: &Value) -> Error {
     ))
 }
 
+/// `Unknown identifier 'x'`, with the hint of
+/// [`crate::foreign::name_hint`] for another language's name (`None` is
+/// `null`, `Math.round(x)` is `round(x)`).
 #[cold]
 pub(super) fn unknown_identifier(name: &str) -> Error {
-    Error::new(ErrorKind::Reference, format!("Unknown identifier '{name}'"))
+    let error = Error::new(ErrorKind::Reference, format!("Unknown identifier '{name}'"));
+    match crate::foreign::name_hint(name) {
+        Some(hint) => error.with_hint(hint),
+        None => error,
+    }
 }
