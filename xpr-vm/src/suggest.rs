@@ -1,6 +1,7 @@
-//! "Did you mean ...?": the known name closest to a misspelt one, for
-//! error messages (unknown functions and methods) and the CLI's field
-//! warnings.
+//! "Did you mean ...?": the known name closest to a misspelt one, for the
+//! hints of [`crate::foreign`] (unknown functions and methods, consulted
+//! after its table) and the CLI's field warnings. Hints are attached with
+//! [`crate::Error::with_hint`].
 
 /// Names longer than this (in characters) get no suggestion: the edit
 /// distance costs time proportional to the product of the lengths, and a
@@ -28,13 +29,6 @@ pub fn closest<S: AsRef<str>>(name: &str, candidates: impl IntoIterator<Item = S
         }
     }
     best.map(|(_, c)| c)
-}
-
-/// A `" (did you mean 'x'?)"` suffix for an error message, or nothing.
-pub fn did_you_mean<S: AsRef<str>>(name: &str, candidates: impl IntoIterator<Item = S>) -> String {
-    closest(name, candidates).map_or_else(String::new, |c| {
-        format!(" (did you mean '{}'?)", c.as_ref())
-    })
 }
 
 /// Levenshtein distance in characters, counting an adjacent transposition
@@ -83,10 +77,5 @@ mod tests {
         assert_eq!(closest("orgin", fields), Some("origin"));
         assert_eq!(closest("price", fields), None);
         assert_eq!(closest(&"x".repeat(10_000), fields), None);
-        assert_eq!(
-            did_you_mean("filtr", ["map", "filter"]),
-            " (did you mean 'filter'?)"
-        );
-        assert_eq!(did_you_mean("zzz", ["map", "filter"]), "");
     }
 }
