@@ -88,6 +88,18 @@ pub enum Construct {
     Dollar,
     /// `a // b` (Python floor division, jq's alternative).
     DoubleSlash,
+    /// `f(x, key=value)` (Python).
+    KeywordArgument,
+    /// `xs[1:3]`, `s[:2]` (Python).
+    SliceSyntax,
+    /// `'it''s'` (SQL).
+    DoubledQuote,
+    /// `x::int` (PostgreSQL).
+    PgCast,
+    /// `EXTRACT(YEAR FROM d)`, `SELECT ... FROM t` (SQL).
+    From,
+    /// `"\(.name)"` (jq).
+    JqInterpolation,
 }
 
 /// One row of the table: a construct, how other languages write it, and
@@ -136,9 +148,9 @@ pub static TOKEN_HINTS: &[TokenHint] = &[
     ),
     row(
         Construct::Case,
-        "CASE WHEN c THEN a ELSE b END",
-        "SQL",
-        "XPR writes `CASE WHEN c THEN a ELSE b END` with the ternary operator: `c ? a : b`, more cases `c1 ? a : c2 ? b : d`",
+        "CASE WHEN c THEN a ELSE b END, if c then a else b end",
+        "SQL, jq",
+        "XPR writes a conditional with the ternary operator: `c ? a : b`, more cases `c1 ? a : c2 ? b : d`, for `CASE WHEN c THEN a ELSE b END` or `if c then a else b end`",
     ),
     row(
         Construct::Like,
@@ -279,6 +291,42 @@ pub static TOKEN_HINTS: &[TokenHint] = &[
         "Python, jq",
         "XPR has no `//`: write `floor(a / b)` for Python's floor division, `a ?? b` for jq's alternative, `b` when `a` is null",
     ),
+    row(
+        Construct::KeywordArgument,
+        "f(x, key=value)",
+        "Python",
+        "XPR has no keyword arguments: pass the values in order; sort by a key with `xs.sortBy(x => key)`",
+    ),
+    row(
+        Construct::SliceSyntax,
+        "xs[1:3], s[:2]",
+        "Python",
+        "XPR slices with a method: `xs.slice(1, 3)`, `s.slice(0, 2)`, `xs.slice(-2)`; reverse with `xs.reverse()`",
+    ),
+    row(
+        Construct::DoubledQuote,
+        "'it''s'",
+        "SQL",
+        "XPR escapes a quote in a string with a backslash, 'it\\'s', or encloses it in the other quotes, \"it's\"",
+    ),
+    row(
+        Construct::PgCast,
+        "x::int",
+        "PostgreSQL",
+        "XPR converts with `int(x)`, `float(x)`, `string(x)` or `bool(x)`",
+    ),
+    row(
+        Construct::From,
+        "EXTRACT(YEAR FROM d), SELECT ... FROM t",
+        "SQL",
+        "XPR has no `FROM`: name the record's fields directly; `EXTRACT(YEAR FROM d)` is `year(d)`, `month(d)`, ...",
+    ),
+    row(
+        Construct::JqInterpolation,
+        "\"\\(.name)\"",
+        "jq",
+        "XPR interpolates in a template literal, between backticks, with `${...}` around each expression, not `\\(...)`",
+    ),
 ];
 
 const fn row(
@@ -349,7 +397,7 @@ pub(crate) fn scan(lexed: &Lexed) -> (Vec<Finding>, Vec<Spanned>) {
         depth: 0,
         let_depths: Vec::new(),
         param_depths: Vec::new(),
-        parens: Vec::new(),
+        frames: Vec::new(),
         closed_keyword: None,
         pending_if: 0,
         pending_between: false,
@@ -396,6 +444,7 @@ fn prefix_word(lower: &str) -> Option<Construct> {
         "typeof" => Construct::TypeOf,
         "const" | "var" => Construct::Declaration,
         "case" => Construct::Case,
+        "if" => Construct::Conditional,
         _ => return None,
     })
 }
@@ -434,6 +483,19 @@ fn fstring_prefix(w: &str) -> bool {
         && w.chars().all(|c| matches!(c, 'f' | 'F' | 'r' | 'R'))
 }
 
+/// An open bracket, as the scan sees it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Frame {
+    /// `(` of `function (...)` or `if (...)`: the construct.
+    keyword: Option<Construct>,
+    /// `(` of a call: its arguments.
+    call: bool,
+    /// `[` of an index.
+    index: bool,
+    /// `?` in it still waiting for their `:`.
+    questions: u32,
+}
+
 struct Scanner<'a> {
     orig: &'a [Spanned],
     toks: Vec<Option<Spanned>>,
@@ -444,8 +506,8 @@ struct Scanner<'a> {
     let_depths: Vec<usize>,
     /// Bracket depths of open arrow parameter lists (defaults use `=`).
     param_depths: Vec<usize>,
-    /// Open `(` and the word before each (`function`, `if`).
-    parens: Vec<Option<Construct>>,
+    /// Open brackets, innermost last.
+    frames: Vec<Frame>,
     /// The index of a `)` closing `function (...)` or `if (...)`.
     closed_keyword: Option<(usize, Construct)>,
     /// `if` replaced by `?` whose `else` is still to come.
@@ -608,6 +670,39 @@ impl Scanner<'_> {
                 i + 1
             }
             Tok::Assign
+                if after_operand
+                    && self.let_targets == 0
+                    && self.param_depths.is_empty()
+                    && self.frames.last().is_some_and(|f| f.call)
+                    && i >= 2
+                    && matches!(self.tok(i - 1), Some(Tok::Ident(_)))
+                    && matches!(self.tok(i - 2), Some(Tok::LParen | Tok::Comma)) =>
+            {
+                // `round(x, ndigits=2)`: the value alone goes on.
+                self.drop_tok(i - 1);
+                self.drop_tok(i);
+                self.found(Construct::KeywordArgument, i, i - 1, false);
+                i
+            }
+            Tok::Colon
+                if after_operand
+                    && self.tok(i + 1) == Some(&Tok::Colon)
+                    && self.adjacent(i)
+                    && !self.frames.last().is_some_and(|f| f.index) =>
+            {
+                self.found(Construct::PgCast, i, i, true);
+                i + 1
+            }
+            Tok::Colon
+                if self
+                    .frames
+                    .last()
+                    .is_some_and(|f| f.index && f.questions == 0) =>
+            {
+                self.found(Construct::SliceSyntax, i, i, true);
+                i
+            }
+            Tok::Assign
                 if after_operand && self.let_targets == 0 && self.param_depths.is_empty() =>
             {
                 self.set(i, Tok::EqEq);
@@ -710,6 +805,7 @@ impl Scanner<'_> {
             "for" => (Construct::Comprehension, true),
             "where" => (Construct::Where, true),
             "instanceof" => (Construct::InstanceOf, true),
+            "from" => (Construct::From, true),
             _ => return None,
         };
         self.found(construct, i, i, stop);
@@ -724,6 +820,14 @@ impl Scanner<'_> {
         let operand_position = prev == 0 || !self.after_operand(prev);
         let property = prev > 0 && matches!(self.tok(prev - 1), Some(Tok::Dot | Tok::QuestionDot));
         if !operand_position || property {
+            return;
+        }
+        if let (Tok::Str(_), Some(Tok::Str(_))) = (tok, self.tok(prev))
+            && self.adjacent(prev)
+        {
+            // `'it''s'`: the second part is dropped.
+            self.drop_tok(i);
+            self.found(Construct::DoubledQuote, i, prev, false);
             return;
         }
         let Some(w) = self.tok(prev).and_then(word) else {
@@ -765,7 +869,7 @@ impl Scanner<'_> {
             Tok::ArrowParen => {
                 self.depth += 1;
                 self.param_depths.push(self.depth);
-                self.parens.push(None);
+                self.frames.push(Frame::default());
             }
             Tok::LParen => {
                 self.depth += 1;
@@ -777,20 +881,45 @@ impl Scanner<'_> {
                         "if" => Some(Construct::Conditional),
                         _ => None,
                     });
-                self.parens.push(keyword);
+                self.frames.push(Frame {
+                    keyword,
+                    call: self.after_operand(i),
+                    ..Frame::default()
+                });
             }
             Tok::RParen => {
                 if self.param_depths.last() == Some(&self.depth) {
                     self.param_depths.pop();
                 }
                 self.depth = self.depth.saturating_sub(1);
-                if let Some(Some(construct)) = self.parens.pop() {
+                if let Some(Frame {
+                    keyword: Some(construct),
+                    ..
+                }) = self.frames.pop()
+                {
                     self.closed_keyword = Some((i, construct));
                 }
             }
-            Tok::LBracket | Tok::LBrace | Tok::TemplateHead(_) => self.depth += 1,
+            Tok::LBracket | Tok::LBrace | Tok::TemplateHead(_) => {
+                self.depth += 1;
+                self.frames.push(Frame {
+                    index: *tok == Tok::LBracket && self.after_operand(i),
+                    ..Frame::default()
+                });
+            }
             Tok::RBracket | Tok::RBrace | Tok::TemplateTail(_) => {
                 self.depth = self.depth.saturating_sub(1);
+                self.frames.pop();
+            }
+            Tok::Question => {
+                if let Some(f) = self.frames.last_mut() {
+                    f.questions += 1;
+                }
+            }
+            Tok::Colon => {
+                if let Some(f) = self.frames.last_mut() {
+                    f.questions = f.questions.saturating_sub(1);
+                }
             }
             _ => {}
         }

@@ -625,6 +625,15 @@ impl Lexer {
             Some('"') => '"',
             Some('\'') => '\'',
             Some('`' | '$' | '{') if template => c.unwrap_or('$'),
+            Some('(') if self.foreign => {
+                // jq's `\(expr)` interpolation, kept as text.
+                self.found.push(Found {
+                    construct: Construct::JqInterpolation,
+                    start: pos(bs),
+                    end: pos(self.i + 1),
+                });
+                '('
+            }
             Some(other) => {
                 return Err(self.err(
                     format!("Invalid escape sequence '\\{other}'"),

@@ -156,3 +156,23 @@ fn many_mistakes_stay_linear_and_bounded() {
     let src = "x in (".repeat(40) + "y";
     assert!(!parse_errors(&src, &ParseOptions::default()).is_empty());
 }
+
+#[test]
+fn more_habits_of_the_same_languages() {
+    for (src, word) in [
+        ("max(a, default=0)", "keyword arguments"),
+        ("tags[0:2]", "`xs.slice(1, 3)`"),
+        ("name[-3:]", "`xs.slice(1, 3)`"),
+        ("'don''t'", "backslash"),
+        ("qty::text", "`string(x)`"),
+        ("EXTRACT(MONTH FROM created)", "`year(d)`"),
+        ("\"total: \\(.total)\"", "template literal"),
+        ("if .paid then 1 else 0 end", "`c ? a : b`"),
+        ("if paid: 1", "`cond ? a : b`"),
+    ] {
+        let hint = first(src).hint.unwrap_or_default();
+        assert!(hint.contains(word), "{src}: {hint:?}");
+    }
+    // A conditional inside an index is no slice.
+    assert!(parse("tags[paid ? 0 : 1]").is_ok());
+}
