@@ -103,7 +103,7 @@ pub static TABLE: &[Hint] = &[
     name("None", "Python", NULL),
     name("nil", "Ruby, Lua, Go", NULL),
     name("undefined", "JavaScript", "XPR has no `undefined`: it writes `null`, which a missing property reads as"),
-    name("NaN", "JavaScript, Python", "XPR numbers are finite: there is no `NaN` (a failed conversion is an error)"),
+    name("NaN", "JavaScript, Python", "XPR numbers are finite: there is no `NaN`; a failed conversion is an error"),
     name("Infinity", "JavaScript", "XPR numbers are finite: there is no `Infinity`"),
     name("Math", "JavaScript", MATH),
     name("math", "Python", MATH),
@@ -115,9 +115,12 @@ pub static TABLE: &[Hint] = &[
     name("Date", "JavaScript", "XPR has no `Date` object: dates are numbers of milliseconds, from `now()` or `parseDate(text)`, read with `year(ms)`, `month(ms)`, ..., written with `formatDate(ms, format)`"),
     name("datetime", "Python", "XPR has no `datetime`: dates are numbers of milliseconds, from `now()` or `parseDate(text)`, read with `year(ms)`, `month(ms)`, ..., written with `formatDate(ms, format)`"),
     name("console", "JavaScript", "XPR has no console or other output: the value of the expression is its result"),
-    name("this", "JavaScript", "XPR has no `this`: name the record's fields directly (`xpr run --as NAME` also binds the whole record to NAME)"),
-    name("self", "Python", "XPR has no `self`: name the record's fields directly (`xpr run --as NAME` also binds the whole record to NAME)"),
+    name("this", "JavaScript", "XPR has no `this`: name the record's fields directly; `xpr run --as NAME` also binds the whole record to NAME"),
+    name("self", "Python", "XPR has no `self`: name the record's fields directly; `xpr run --as NAME` also binds the whole record to NAME"),
     name("length", "jq", "XPR reads a length from its value: `xs.length` for an array, `s.len()` for a string"),
+    name("str", "Python", "XPR's type names are strings: `type(x) == \"string\"`; convert with `string(x)`"),
+    name("dict", "Python", "XPR's type names are strings: `type(x) == \"object\"`"),
+    name("re", "Python", "XPR has regex literals, `/[0-9]+/i`, and `matches(s, re)`, `match(s, re)`, `matchAll(s, re)`, `replacePattern(s, re, new)`"),
     // ---- functions
     function("len", "Python", LENGTH),
     function("length", "SQL, jq", LENGTH),
@@ -147,8 +150,8 @@ pub static TABLE: &[Hint] = &[
     function("substr", "SQL", SLICE),
     function("substring", "SQL", SLICE),
     function("not", "Python, SQL", "XPR writes `!` for not: `!(a > b)`"),
-    function("if", "SQL, spreadsheets", "XPR writes `cond ? a : b` (the ternary operator)"),
-    function("iif", "SQL", "XPR writes `cond ? a : b` (the ternary operator)"),
+    function("if", "SQL, spreadsheets", "XPR writes `cond ? a : b`, the ternary operator"),
+    function("iif", "SQL", "XPR writes `cond ? a : b`, the ternary operator"),
     function("select", "jq", "XPR writes jq's `select(cond)` as `xs.filter(x => cond)`"),
     function("test", "jq", "XPR writes `matches(text, regex)` or `/re/.test(text)`"),
     function("ascii_downcase", "jq", "XPR writes `s.lower()`"),
@@ -161,6 +164,11 @@ pub static TABLE: &[Hint] = &[
     function("strptime", "Python", PARSE_DATE),
     function("to_date", "SQL", PARSE_DATE),
     function("today", "SQL, spreadsheets", "XPR writes `now()`: the current instant in milliseconds"),
+    function("isNaN", "JavaScript", "XPR numbers are never NaN: test a value with `isNumber(x)`; a failed `float(s)` is an error"),
+    function("left", "SQL", "XPR writes `s.slice(0, n)`"),
+    function("right", "SQL", "XPR writes `s.slice(-n)`"),
+    function("instr", "SQL", "XPR writes `s.indexOf(part)`: from 0, -1 when absent"),
+    function("strpos", "SQL", "XPR writes `s.indexOf(part)`: from 0, -1 when absent"),
     // ---- methods
     method("toUpperCase", ANY, "JavaScript", "write `.upper()`"),
     method("toLocaleUpperCase", ANY, "JavaScript", "write `.upper()`"),
@@ -168,11 +176,11 @@ pub static TABLE: &[Hint] = &[
     method("toLocaleLowerCase", ANY, "JavaScript", "write `.lower()`"),
     method("substring", ANY, "JavaScript", SLICE),
     method("substr", ANY, "JavaScript", SLICE),
-    method("includes", STRING, "JavaScript", "for a string, write `.contains(part)` (`includes` is for arrays)"),
-    method("contains", ARRAY, "Java, C#", "for an array, write `.includes(x)` (`contains` is for strings)"),
+    method("includes", STRING, "JavaScript", "for a string, write `.contains(part)`; `includes` is for arrays"),
+    method("contains", ARRAY, "Java, C#", "for an array, write `.includes(x)`; `contains` is for strings"),
     method("length", ANY, "JavaScript", "`length` is a property, read without parentheses: `xs.length`, `s.length`; strings also have `s.len()`"),
     method("size", ANY, "Java, Ruby", "write `xs.length` for an array, `s.len()` for a string"),
-    method("len", ARRAY, "Python", "for an array, write `xs.length` (a property, without parentheses)"),
+    method("len", ARRAY, "Python", "for an array, write `xs.length`, a property, without parentheses"),
     method("toString", ANY, "JavaScript", TO_STRING),
     method("toFixed", ANY, "JavaScript", "XPR has no `toFixed`: round with `round(x * 100) / 100`, convert with `string(x)`"),
     method("strip", ANY, "Python", "write `.trim()`"),
@@ -180,8 +188,8 @@ pub static TABLE: &[Hint] = &[
     method("trimLeft", ANY, "JavaScript", "write `.trimStart()`"),
     method("rstrip", ANY, "Python", "write `.trimEnd()`"),
     method("trimRight", ANY, "JavaScript", "write `.trimEnd()`"),
-    method("find", STRING, "Python", "for a string, write `.indexOf(part)` (-1 when absent)"),
-    method("index", ANY, "Python", "write `.indexOf(x)` (-1 when absent)"),
+    method("find", STRING, "Python", "for a string, write `.indexOf(part)`, -1 when absent"),
+    method("index", ANY, "Python", "write `.indexOf(x)`, -1 when absent"),
     method("join", STRING, "Python", "`join` is an array method: write `xs.join(sep)`"),
     method("format", STRING, "Python", "XPR interpolates with a template literal, `${expr}` between backticks"),
     method("replaceAll", ANY, "JavaScript", "write `.replace(old, new)`: it replaces every occurrence"),
@@ -198,10 +206,18 @@ pub static TABLE: &[Hint] = &[
     method("any", ANY, "Python, Ruby", "write `.some(x => cond)`"),
     method("all", ANY, "Python, Ruby", "write `.every(x => cond)`"),
     method("items", OBJECT, "Python", "write `.entries()`"),
+    method("count", STRING, "Python", "XPR counts occurrences with `s.split(part).length - 1`"),
+    method("isdigit", ANY, "Python", "XPR tests digits with `matches(s, /^[0-9]+$/)`"),
+    method("isnumeric", ANY, "Python", "XPR tests digits with `matches(s, /^[0-9]+$/)`"),
+    method("isalpha", ANY, "Python", "XPR tests letters with `matches(s, /^[a-zA-Z]+$/)`"),
+    method("capitalize", ANY, "Python", "XPR writes `s.slice(0, 1).upper() + s.slice(1)`"),
+    method("findIndex", ANY, "JavaScript", "XPR writes `xs.map(x => cond).indexOf(true)`"),
+    method("at", ANY, "JavaScript", "XPR indexes from the end directly: `xs[-1]`"),
+    method("has", ARRAY, "JavaScript", "for an array, write `.includes(x)`; `has` is for objects' keys"),
     method("get", OBJECT, "Python", "read `o.key` or `o[key]`, with a default `o[key] ?? d`"),
     method("hasOwnProperty", ANY, "JavaScript", "write `.has(key)`"),
     method("getFullYear", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `year(ms)`"),
-    method("getMonth", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `month(ms)` (1 to 12)"),
+    method("getMonth", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `month(ms)`, 1 to 12"),
     method("getDate", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `day(ms)`"),
     method("getHours", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `hour(ms)`"),
     method("getMinutes", NUMBER, "JavaScript", "dates are numbers of milliseconds: write `minute(ms)`"),
@@ -328,6 +344,74 @@ pub fn method_hint(name: &str, receiver: Option<&str>) -> Option<String> {
     }
 }
 
+/// Argument counts other languages give a built-in: `(name, count, hint)`.
+static ARITY: &[(&str, usize, &str)] = &[
+    ("round", 2, "XPR's round takes no precision: `round(x * 100) / 100` rounds to 2 places"),
+    ("min", 1, "for an array's smallest element write `xs.min()`, or `min(...xs)`"),
+    ("max", 1, "for an array's largest element write `xs.max()`, or `max(...xs)`"),
+    ("join", 0, "XPR's join needs its separator: `xs.join(\",\")`"),
+    ("split", 0, "XPR's split needs its separator: `s.split(\" \")`, or a regex `s.split(/\\s+/)`"),
+    ("split", 2, "XPR's split has no limit: `s.split(sep).take(n)`"),
+    ("formatDate", 1, "XPR's formatDate needs its format: `formatDate(ms, \"yyyy-MM-dd\")`"),
+    ("log", 2, "XPR's log is natural: `log(x) / log(base)`"),
+];
+
+/// The hint for calling built-in `name` (accepting `arity`) with `got`
+/// arguments, where another language's version takes that many
+/// (`round(x, 2)`, `max(xs)`), or `None`.
+pub fn arity_hint(name: &str, arity: crate::Arity, got: usize) -> Option<&'static str> {
+    // `min`/`max` as functions (two or more), not the array methods.
+    if matches!(name, "min" | "max") && !arity.accepts(2) {
+        return None;
+    }
+    ARITY
+        .iter()
+        .find(|(n, count, _)| *n == name && *count == got)
+        .map(|(_, _, hint)| *hint)
+}
+
+/// Operand types other languages convert implicitly, or operators they
+/// give other meanings: `(operators, left types, right types, hint)`; an
+/// empty list matches any.
+static OPERANDS: &[(&[&str], &[&str], &[&str], &str)] = &[
+    (&[], &["function"], &[], CALL_IT),
+    (&[], &[], &["function"], CALL_IT),
+    (&["+"], &["string"], &["number", "boolean"], CONVERT),
+    (&["+"], &["number", "boolean"], &["string"], CONVERT),
+    (&["*"], &["string"], &["number"], REPEAT),
+    (&["*"], &["number"], &["string"], REPEAT),
+    (&["+"], &["array"], &["array"], "XPR joins arrays with `xs.concat(ys)` or `[...xs, ...ys]`"),
+    (&["+"], &["array"], &[], "XPR adds an element with `[...xs, x]`"),
+    (&["+"], &["object"], &["object"], "XPR merges objects with `{...a, ...b}`"),
+    (&["+"], &["string", "null"], &["null", "string"], "a null operand: give it a default, `(x ?? \"\")`"),
+    (&[], &["null"], &[], NULL_OPERAND),
+    (&[], &[], &["null"], NULL_OPERAND),
+    (&["-"], &["string"], &["string"], "XPR has no string subtraction; for dates, `dateDiff(parseDate(a), parseDate(b), \"days\")`"),
+    (&[], &["string"], &["number"], "XPR does not convert implicitly: `float(s)` reads a number from a string"),
+    (&[], &["number"], &["string"], "XPR does not convert implicitly: `float(s)` reads a number from a string"),
+    (&[], &["boolean"], &["number"], "XPR does not convert booleans: write `b ? 1 : 0`"),
+    (&[], &["number"], &["boolean"], "XPR does not convert booleans: write `b ? 1 : 0`"),
+];
+
+const CALL_IT: &str =
+    "a function is a value until it is called: add the parentheses, as in `now()`";
+const CONVERT: &str = "XPR does not convert implicitly: write `string(x)`, or a template literal between backticks, `${n} items`";
+const REPEAT: &str =
+    "XPR repeats a string with `s.repeat(n)`; `float(s)` reads a number from one";
+const NULL_OPERAND: &str = "a null operand: give it a default, `(x ?? 0)`";
+
+/// The hint for binary operator `symbol` applied to operands of types `a`
+/// and `b` (as `type()` names them), which it does not accept: what
+/// another language would have done implicitly (`"n = " + 5`,
+/// `"ab" * 3`, `[1] + [2]`), or `None`.
+pub fn operand_hint(symbol: &str, a: &str, b: &str) -> Option<&'static str> {
+    let matches = |list: &[&str], x: &str| list.is_empty() || list.contains(&x);
+    OPERANDS
+        .iter()
+        .find(|(ops, l, r, _)| matches(ops, symbol) && matches(l, a) && matches(r, b))
+        .map(|(_, _, _, hint)| *hint)
+}
+
 /// Date format tokens of other conventions and XPR's (ICU) token.
 static DATE_TOKENS: &[(&str, &str)] = &[
     ("YYYY", "yyyy"),
@@ -354,7 +438,15 @@ pub fn date_format_hint(format: &str) -> Option<String> {
     let mut fixed = String::new();
     let mut rest = format;
     let mut changed = false;
+    // `mm` is minutes; without an hour, `yyyy-mm-dd` means months.
+    let month = !format.contains("HH") && !format.contains("hh") && !format.contains("MM");
     'outer: while let Some(c) = rest.chars().next() {
+        if month && let Some(after) = rest.strip_prefix("mm") {
+            fixed.push_str("MM");
+            rest = after;
+            changed = true;
+            continue;
+        }
         for (theirs, ours) in DATE_TOKENS {
             if let Some(after) = rest.strip_prefix(theirs) {
                 fixed.push_str(ours);
@@ -478,5 +570,22 @@ mod tests {
         );
         assert!(date_format_hint("%d/%m/%Y %H:%M").is_some_and(|h| h.contains("\"dd/MM/yyyy HH:mm\"")));
         assert_eq!(date_format_hint("yyyy-MM-dd HH:mm"), None);
+        assert!(date_format_hint("yyyy-mm-dd").is_some_and(|h| h.contains("\"yyyy-MM-dd\"")));
+        assert_eq!(date_format_hint("HH:mm"), None);
+    }
+
+    #[test]
+    fn arities_and_operands_of_other_languages() {
+        use crate::Arity;
+        assert!(arity_hint("round", Arity::Exact(1), 2).is_some_and(|h| h.contains("* 100")));
+        assert!(arity_hint("max", Arity::AtLeast(2), 1).is_some_and(|h| h.contains("xs.max()")));
+        assert_eq!(arity_hint("max", Arity::Exact(0), 1), None);
+        assert_eq!(arity_hint("round", Arity::Exact(1), 3), None);
+        assert_eq!(operand_hint("+", "string", "number"), Some(CONVERT));
+        assert_eq!(operand_hint("*", "string", "number"), Some(REPEAT));
+        assert_eq!(operand_hint("-", "function", "number"), Some(CALL_IT));
+        assert_eq!(operand_hint("+", "array", "number"), Some("XPR adds an element with `[...xs, x]`"));
+        assert_eq!(operand_hint("<", "null", "number"), Some(NULL_OPERAND));
+        assert_eq!(operand_hint("-", "regex", "regex"), None);
     }
 }

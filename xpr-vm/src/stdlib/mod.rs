@@ -392,15 +392,26 @@ pub(crate) fn relative_index(n: f64, len: usize) -> usize {
 /// Checks an argument count against an arity.
 ///
 /// # Errors
-/// `Wrong number of arguments for 'name': expected N, got M` ([`ErrorKind::Arity`]).
+/// `Wrong number of arguments for 'name': expected N, got M` ([`ErrorKind::Arity`]),
+/// with a hint when another language's version of `name` takes `got`
+/// arguments (`round(x, 2)`, see [`crate::foreign::arity_hint`]).
 pub fn check_arity(name: &str, arity: Arity, got: usize) -> Result<(), Error> {
     if arity.accepts(got) {
         Ok(())
     } else {
-        Err(Error::new(
-            ErrorKind::Arity,
-            format!("Wrong number of arguments for '{name}': expected {arity}, got {got}"),
-        ))
+        Err(wrong_arity(name, arity, got))
+    }
+}
+
+#[cold]
+fn wrong_arity(name: &str, arity: Arity, got: usize) -> Error {
+    let e = Error::new(
+        ErrorKind::Arity,
+        format!("Wrong number of arguments for '{name}': expected {arity}, got {got}"),
+    );
+    match crate::foreign::arity_hint(name, arity, got) {
+        Some(hint) => e.with_hint(hint),
+        None => e,
     }
 }
 

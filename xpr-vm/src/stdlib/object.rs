@@ -387,7 +387,10 @@ mod tests {
             &[Value::from("a")],
         )
         .unwrap_err();
-        assert_eq!(e.message(), "Type error: cannot call method 'has' on array");
+        assert_eq!(
+            e.message(),
+            "Type error: cannot call method 'has' on array (for an array, write `.includes(x)`; `has` is for objects' keys)"
+        );
     }
 
     #[test]

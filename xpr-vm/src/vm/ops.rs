@@ -32,8 +32,21 @@ fn finite(n: f64, symbol: &str) -> Result<Value, Error> {
 /// regex`); where the spec is silent the reference's words lead, with the
 /// operand types after them (`operator '-' requires numbers, got string and
 /// number`).
+///
+/// A hint follows when another language would have accepted the operands
+/// (`"n = " + 5`, `"ab" * 3`; see [`crate::foreign::operand_hint`]).
 #[cold]
 fn operand_error(symbol: &str, a: &Value, b: &Value) -> Error {
+    let (ta, tb) = (a.type_name(), b.type_name());
+    let e = operand_words(symbol, a, b);
+    match crate::foreign::operand_hint(symbol, ta, tb) {
+        Some(hint) => e.with_hint(hint),
+        None => e,
+    }
+}
+
+/// The words of [`operand_error`], without the hint.
+fn operand_words(symbol: &str, a: &Value, b: &Value) -> Error {
     let (ta, tb) = (a.type_name(), b.type_name());
     let regex = matches!(a, Value::Regex(_)) || matches!(b, Value::Regex(_));
     let spec = match symbol {
@@ -289,10 +302,24 @@ mod tests {
         ))
     }
 
+    /// The error's words, without its hint (tested apart).
     fn message(r: Result<Value, Error>) -> String {
         let e = r.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Type, "{e}");
-        e.message().to_owned()
+        match e.hint() {
+            Some(h) => e.message().replace(&format!(" ({h})"), ""),
+            None => e.message().to_owned(),
+        }
+    }
+
+    #[test]
+    fn operand_errors_name_what_xpr_writes() {
+        let e = add(&Value::from("n = "), &n(5.0)).unwrap_err();
+        assert!(e.hint().is_some_and(|h| h.contains("`string(x)`")), "{e}");
+        let e = mul(&Value::from("ab"), &n(3.0)).unwrap_err();
+        assert!(e.hint().is_some_and(|h| h.contains("`s.repeat(n)`")), "{e}");
+        let e = add(&regex(), &regex()).unwrap_err();
+        assert_eq!(e.hint(), None);
     }
 
     #[test]
