@@ -112,8 +112,27 @@ fn likely_mistakes_that_evaluate_are_warned_about() {
     let (_, doc) = check_json("parseDate(d, '%d.%m.%Y')");
     assert_eq!(doc["warnings"][0]["kind"], "date_format");
     assert!(doc["warnings"][0]["hint"].as_str().is_some_and(|h| h.contains("\"dd.MM.yyyy\"")));
+    for (expr, kind, hint) in [
+        ("first || ' ' || last", "dead_operand", "`+`"),
+        ("type(qty) == float", "type_name", "\"number\""),
+        ("tags.filter((t, i) => i > 0)", "callback_arity", "range(xs.length)"),
+        ("formatDate(t, 'dd/mm/yyyy')", "date_format", "\"dd/MM/yyyy\""),
+    ] {
+        let (_, doc) = check_json(expr);
+        assert_eq!(doc["warnings"][0]["kind"], kind, "{expr}: {doc}");
+        let h = doc["warnings"][0]["hint"].as_str().unwrap_or_default();
+        assert!(h.contains(hint), "{expr}: {doc}");
+    }
     // Correct forms are left alone.
-    for expr in ["code.upper() == 'X'", "xs.length", "formatDate(t, 'yyyy-MM-dd')", "stats.max"] {
+    for expr in [
+        "code.upper() == 'X'",
+        "xs.length",
+        "formatDate(t, 'yyyy-MM-dd HH:mm')",
+        "stats.max",
+        "name || 'anon'",
+        "type(qty) == 'number'",
+        "xs.reduce((a, b) => a + b, 0)",
+    ] {
         assert_eq!(check_json(expr).1["warnings"], serde_json::json!([]), "{expr}");
     }
 }

@@ -1,9 +1,13 @@
 //! Static findings about an expression that parses: what is certain to
 //! fail when reached (a method the receiver's type does not have, where
 //! that type is known from the source: `"abc".toUpperCase()`), and likely
-//! mistakes that evaluate without an error (`origin.lower` reads a property
-//! where `origin.lower()` was meant; `formatDate(t, "YYYY-MM-DD")` copies
-//! `YYYY` as text). Each carries the hint of `xpr_vm::foreign`.
+//! mistakes that evaluate without an error, each a habit of another
+//! language: `origin.lower` reads a property where `origin.lower()` was
+//! meant; `formatDate(t, "YYYY-MM-DD")` copies `YYYY` as text; SQL's
+//! `first || ' ' || last` is a logical or; Python's `type(x) == int` is
+//! never true; JavaScript's `xs.map((x, i) => ...)` gets no index. Each
+//! carries a hint naming XPR's spelling (the table of `xpr_vm::foreign`
+//! where it has the row).
 //!
 //! Types are known for literals, templates, operators, the results of
 //! built-in functions and methods (`s.trim()` is a string whatever `s`:
@@ -12,7 +16,7 @@
 //! anything else is unknown, and nothing is said about a method called on
 //! it here (the VM says it when the call fails, with the same hint).
 
-use xpr_syntax::ast::{BinaryOp, Element, Expr, ExprKind, Pattern, UnaryOp};
+use xpr_syntax::ast::{BinaryOp, Element, Expr, ExprKind, LogicalOp, Pattern, UnaryOp};
 use xpr_vm::{Error, Span, Value, foreign, stdlib};
 
 /// How sure a [`Lint`] is.
@@ -32,7 +36,11 @@ pub struct Lint {
     /// What was found: `method_of_type` (an error: a method the receiver's
     /// known type lacks), `method_as_property` (a built-in method read as a
     /// property, without a call), `date_format` (another convention's date
-    /// tokens in a constant format).
+    /// tokens in a constant format), `dead_operand` (the right operand of
+    /// `||` after a truthy literal, as SQL's `'a' || 'b'` concatenation),
+    /// `type_name` (`type(x) == int`: `type` returns a string),
+    /// `callback_arity` (`xs.map((x, i) => ...)`: callbacks get the element
+    /// alone).
     pub kind: &'static str,
     /// The method or function name concerned.
     pub name: String,
@@ -262,6 +270,10 @@ impl Linter {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs);
                 let b = self.expr(rhs);
+                if matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
+                    self.type_comparison(lhs, rhs);
+                    self.type_comparison(rhs, lhs);
+                }
                 match op {
                     BinaryOp::Add if a == Some("string") || b == Some("string") => Some("string"),
                     BinaryOp::Add => (a == Some("number") && b == Some("number")).then_some("number"),
@@ -271,9 +283,26 @@ impl Linter {
                     _ => Some("boolean"),
                 }
             }
-            ExprKind::Logical { lhs, rhs, .. } => {
+            ExprKind::Logical { op, lhs, rhs } => {
                 self.expr(lhs);
                 self.expr(rhs);
+                let truthy_end = match &lhs.kind {
+                    ExprKind::Logical {
+                        op: LogicalOp::Or,
+                        rhs: inner,
+                        ..
+                    } => truthy_literal(inner),
+                    _ => truthy_literal(lhs),
+                };
+                if *op == LogicalOp::Or && truthy_end {
+                    let e = Error::new(
+                        xpr_vm::ErrorKind::Type,
+                        "the right operand of `||` is never evaluated: the left one is always true",
+                    )
+                    .with_hint("`||` is logical or; XPR joins strings with `+` or a template literal, `${a} ${b}`")
+                    .at(span(rhs.span));
+                    self.push(Severity::Warning, "dead_operand", "||", e);
+                }
                 None
             }
             ExprKind::Conditional {
@@ -333,6 +362,7 @@ impl Linter {
                 let ty = self.expr(object);
                 self.elements(args);
                 let name = property.name.as_str();
+                self.callback_arity(name, args);
                 let Some(t) = ty else {
                     // A call that succeeds has a receiver of a type with
                     // that method: the result's type when they agree
@@ -376,6 +406,90 @@ impl Linter {
                 None
             }
         }
+    }
+}
+
+impl Linter {
+    /// `type(x) == int`: `type` compared with a name rather than the
+    /// string it returns.
+    fn type_comparison(&mut self, call: &Expr, other: &Expr) {
+        let ExprKind::Call { callee, .. } = &call.kind else {
+            return;
+        };
+        let (ExprKind::Ident(f), ExprKind::Ident(name)) = (&callee.kind, &other.kind) else {
+            return;
+        };
+        if f != "type" || self.lookup(f).is_some() || self.lookup(name).is_some() {
+            return;
+        }
+        let Some(ty) = python_type(name) else {
+            return;
+        };
+        let e = Error::new(
+            xpr_vm::ErrorKind::Type,
+            format!("`type(...)` returns a string, never equal to `{name}`"),
+        )
+        .with_hint(format!("compare with the type's name: `type(x) == \"{ty}\"`"))
+        .at(span(other.span));
+        self.push(Severity::Warning, "type_name", name, e);
+    }
+
+    /// `xs.map((x, i) => ...)`: a callback declaring more parameters than
+    /// the method passes it.
+    fn callback_arity(&mut self, method: &str, args: &[Element]) {
+        if !ONE_ARGUMENT_CALLBACK.contains(&method) {
+            return;
+        }
+        let Some(Element::Expr(Expr {
+            kind: ExprKind::Arrow(arrow),
+            span: at,
+        })) = args.first()
+        else {
+            return;
+        };
+        if arrow.params.len() < 2 {
+            return;
+        }
+        let e = Error::new(
+            xpr_vm::ErrorKind::Arity,
+            format!("`{method}` passes its callback one argument, the element; the others are null"),
+        )
+        .with_hint("for indices, pair the elements with them: `xs.zip(range(xs.length)).map(([x, i]) => ...)`")
+        .at(span(*at));
+        self.push(Severity::Warning, "callback_arity", method, e);
+    }
+}
+
+/// Array methods whose callback gets one argument, the element.
+const ONE_ARGUMENT_CALLBACK: &[&str] = &[
+    "map", "filter", "find", "some", "every", "flatMap", "count", "sortBy", "groupBy",
+    "keyBy", "partition",
+];
+
+/// The XPR type name of another language's type name (`int`, `str`,
+/// `list`, `dict`, `NoneType`, ...).
+fn python_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "int" | "float" | "number" | "Number" => "number",
+        "str" | "string" | "String" => "string",
+        "bool" | "boolean" | "Boolean" => "boolean",
+        "list" | "tuple" | "array" | "Array" => "array",
+        "dict" | "object" | "Object" => "object",
+        "None" | "NoneType" | "null" => "null",
+        _ => return None,
+    })
+}
+
+/// Whether `e` is a literal that is always truthy: a non-empty string or
+/// template text, a non-zero number, `true`, an array or object literal.
+fn truthy_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::String(s) => !s.is_empty(),
+        ExprKind::Template { quasis, .. } => quasis.iter().any(|q| !q.is_empty()),
+        ExprKind::Number(n) => *n != 0.0,
+        ExprKind::Bool(b) => *b,
+        ExprKind::Array(_) | ExprKind::Object(_) => true,
+        _ => false,
     }
 }
 
