@@ -1,9 +1,13 @@
-//! `xpr check`: parse and compile only; report the error with a caret (or
-//! as JSON), list the free variables and functions, and warn about free
-//! variables that are not fields of the records (`--fields`, `--sample`).
-//! A call of an unknown function is reported as an error: the library runs
-//! such a program (the spec makes it an evaluation error, raised only where
-//! the call is reached), but a JSON record can never supply a function.
+//! `xpr check`: parse and compile only; report the errors with a caret (or
+//! as JSON: `error`, the first, and `errors`, all), list the free variables
+//! and functions, and warn about free variables that are not fields of the
+//! records (`--fields`, `--sample`), other languages' names and methods, and
+//! the library's static findings ([`xpr::Engine::lint`]). A call of an
+//! unknown function, and a method the receiver's known type lacks, are
+//! reported as errors: the library runs such a program (the spec makes them
+//! evaluation errors, raised only where the call is reached), but a JSON
+//! record can never make them succeed. Every syntax error one pass tells
+//! apart is reported ([`xpr::Engine::parse_errors`]).
 
 use std::io::Write as _;
 use std::path::Path;

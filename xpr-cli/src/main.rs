@@ -224,7 +224,7 @@ pub struct BatchArgs {
 pub struct CheckArgs {
     /// The expression.
     pub expr: String,
-    /// Print a machine-readable JSON report instead of text.
+    /// Print a machine-readable JSON report instead of text (`error` and every error in `errors`, each with its `hint`).
     #[arg(long)]
     pub json: bool,
     /// The known record fields, comma-separated: free variables not among them are reported.
@@ -238,7 +238,7 @@ pub struct CheckArgs {
     /// Take the known fields from the first record of FILE (NDJSON or JSON).
     #[arg(long, value_name = "FILE")]
     pub sample: Option<PathBuf>,
-    /// Exit with status 1 when there are warnings (unknown fields).
+    /// Exit with status 1 when there are warnings (unknown fields, other languages' names and methods, likely mistakes).
     #[arg(long)]
     pub deny_warnings: bool,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
