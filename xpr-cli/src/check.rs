@@ -128,12 +128,15 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
         let Some(hint) = xpr_vm::foreign::method_hint(&m.name, None) else {
             continue;
         };
-        let near = xpr_vm::suggest::closest(&m.name, xpr_vm::stdlib::method_names())
-            .filter(|n| hint == format!("did you mean '{n}'?"));
+        // A typo's near name is also the `suggestion`.
+        let near = hint
+            .strip_prefix("did you mean '")
+            .and_then(|h| h.strip_suffix("'?"))
+            .map(str::to_string);
         unknown.push(Unknown {
             kind: UnknownKind::Method,
             name: m.name.to_string(),
-            suggestion: near.map(str::to_string),
+            suggestion: near,
             hint: Some(hint),
             message: None,
         });

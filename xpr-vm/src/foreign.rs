@@ -287,7 +287,8 @@ pub fn function_hint<S: AsRef<str>>(name: &str, host: &[S], pipe: bool) -> Optio
         .iter()
         .find(|n| n.eq_ignore_ascii_case(name))
         .copied()
-        .or_else(|| suggest::closest(name, names.iter().copied()));
+        .or_else(|| suggest::closest(name, names.iter().copied()))
+        .or_else(|| contained(name, names.iter().copied()));
     if let Some(n) = near {
         return Some(format!("did you mean '{n}'?"));
     }
@@ -337,11 +338,26 @@ pub fn method_hint(name: &str, receiver: Option<&str>) -> Option<String> {
     }
     let rows: Vec<&Hint> = TABLE.iter().filter(|h| applies(h.site)).collect();
     let candidates = methods.iter().copied().chain(rows.iter().map(|h| h.name));
-    let near = suggest::closest(name, candidates)?;
+    let near = suggest::closest(name, candidates)
+        .or_else(|| contained(name, methods.iter().copied()))?;
     match rows.iter().find(|h| h.name == near) {
         Some(h) if !methods.contains(&near) => Some(h.hint.to_string()),
         _ => Some(format!("did you mean '{near}'?")),
     }
+}
+
+/// The longest of `names` (of 4 characters or more) that `name` contains,
+/// ignoring ASCII case: another language's longer spelling of a built-in
+/// (`uppercase` has `upper`, `formatDateTime` has `formatDate`).
+fn contained<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    if name.len() > 64 {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    names
+        .filter(|n| n.len() >= 4 && n.len() < name.len())
+        .filter(|n| lower.contains(&n.to_ascii_lowercase()))
+        .max_by_key(|n| n.len())
 }
 
 /// Argument counts other languages give a built-in: `(name, count, hint)`.
@@ -531,6 +547,7 @@ mod tests {
         assert_eq!(hint("dateadd"), "did you mean 'dateAdd'?");
         assert!(hint("parseInteger").contains("`int(text)`"));
         assert_eq!(function_hint("bonus", none, false), None);
+        assert_eq!(hint("formatDateTime"), "did you mean 'formatDate'?");
         assert_eq!(
             function_hint("ciel", &["ceil"], true).as_deref(),
             Some("did you mean 'ceil'?")
@@ -552,6 +569,8 @@ mod tests {
         assert!(hint("lenhgt", Some("string")).contains("`s.len()`"));
         assert_eq!(hint("fitler", Some("array")), "did you mean 'filter'?");
         assert_eq!(hint("sortby", Some("array")), "did you mean 'sortBy'?");
+        assert_eq!(hint("uppercase", Some("string")), "did you mean 'upper'?");
+        assert_eq!(hint("startsWithIgnoreCase", None), "did you mean 'startsWith'?");
         assert!(hint("floor", Some("number")).contains("floor(x)"));
         assert_eq!(hint("getMonth", Some("string")), "");
         assert!(hint("getMonth", Some("number")).contains("month(ms)"));
