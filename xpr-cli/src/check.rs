@@ -69,7 +69,10 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             } else {
                 Vec::new()
             };
-            if errors.first().is_none_or(|(first, _)| first.to_string() != e.to_string()) {
+            if errors
+                .first()
+                .is_none_or(|(first, _)| first.to_string() != e.to_string())
+            {
                 errors = vec![(e, Vec::new())];
             }
             return fail(args, &errors);
@@ -124,7 +127,12 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
     // field (`o.double(4)`): warned about only when it is another
     // language's (`s.toUpperCase()`) or near a built-in method, as a typo
     // (`items.filtr(...)`).
-    for m in program.bytecode().methods().iter().filter(|m| m.id.is_none()) {
+    for m in program
+        .bytecode()
+        .methods()
+        .iter()
+        .filter(|m| m.id.is_none())
+    {
         let Some(hint) = xpr_vm::foreign::method_hint(&m.name, None) else {
             continue;
         };

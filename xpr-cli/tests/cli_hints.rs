@@ -25,11 +25,18 @@ fn check_json_lists_every_syntax_error_with_its_hint() {
     assert_eq!(errors.len(), 2, "{doc}");
     assert_eq!(doc["error"], errors[0]);
     assert_eq!(errors[0]["kind"], "parse");
-    assert_eq!(errors[0]["message"], "Unexpected token 'and' (XPR writes `&&` for `and`)");
+    assert_eq!(
+        errors[0]["message"],
+        "Unexpected token 'and' (XPR writes `&&` for `and`)"
+    );
     assert_eq!(errors[0]["hint"], "XPR writes `&&` for `and`");
     assert_eq!(errors[0]["span"]["start"], 6);
     assert_eq!(errors[0]["span"]["end"], 9);
-    assert!(errors[0]["expected"].as_array().is_some_and(|e| !e.is_empty()));
+    assert!(
+        errors[0]["expected"]
+            .as_array()
+            .is_some_and(|e| !e.is_empty())
+    );
     assert_eq!(errors[1]["hint"], "XPR writes `||` for `or`");
     assert_eq!(errors[1]["position"], 21);
 }
@@ -66,10 +73,17 @@ fn a_method_the_known_type_lacks_is_a_check_error() {
         let h = doc["error"]["hint"].as_str().unwrap_or_default();
         assert!(h.contains(hint), "{expr}: {doc}");
         let message = doc["error"]["message"].as_str().unwrap_or_default();
-        assert!(message.starts_with("Type error: cannot call method"), "{expr}: {doc}");
+        assert!(
+            message.starts_with("Type error: cannot call method"),
+            "{expr}: {doc}"
+        );
     }
     // The same receivers with methods they have are fine.
-    for expr in ["'abc'.lower()", "[1, 2].includes(2)", "name.trim().contains('x')"] {
+    for expr in [
+        "'abc'.lower()",
+        "[1, 2].includes(2)",
+        "name.trim().contains('x')",
+    ] {
         assert_eq!(check_json(expr).0, 0, "{expr}");
     }
 }
@@ -81,11 +95,19 @@ fn an_unknown_receiver_gets_a_warning_and_the_run_the_error() {
     let w = &doc["warnings"][0];
     assert_eq!(w["kind"], "unknown_method");
     assert_eq!(w["hint"], "write `.upper()`");
-    let o = run(&["eval", "title.toUpperCase()", "--context", r#"{"title": "x"}"#]);
+    let o = run(&[
+        "eval",
+        "title.toUpperCase()",
+        "--context",
+        r#"{"title": "x"}"#,
+    ]);
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("cannot call method 'toUpperCase' on string (write `.upper()`)"));
     // A method of some type says nothing about an unknown receiver.
-    assert_eq!(check_json("title.includes('x')").1["warnings"], serde_json::json!([]));
+    assert_eq!(
+        check_json("title.includes('x')").1["warnings"],
+        serde_json::json!([])
+    );
 }
 
 #[test]
@@ -96,12 +118,19 @@ fn names_of_other_languages_are_warned_about() {
     assert_eq!(warnings.len(), 2, "{doc}");
     assert_eq!(warnings[0]["kind"], "foreign_name");
     assert_eq!(warnings[0]["hint"], "XPR writes `null`, in lower case");
-    assert!(warnings[1]["hint"].as_str().is_some_and(|h| h.contains("string(v)")));
+    assert!(
+        warnings[1]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("string(v)"))
+    );
     // A field of the records with such a name is not warned about.
     let o = run(&["check", "--json", "None", "--fields", "None"]);
     assert!(stdout(&o).contains("\"warnings\":[]"), "{}", stdout(&o));
     // An ordinary lower-case field name is no other language's object.
-    assert_eq!(check_json("date.slice(0, 4)").1["warnings"], serde_json::json!([]));
+    assert_eq!(
+        check_json("date.slice(0, 4)").1["warnings"],
+        serde_json::json!([])
+    );
 }
 
 #[test]
@@ -111,12 +140,24 @@ fn likely_mistakes_that_evaluate_are_warned_about() {
     assert_eq!(doc["warnings"][0]["hint"], "call it: `.upper()`");
     let (_, doc) = check_json("parseDate(d, '%d.%m.%Y')");
     assert_eq!(doc["warnings"][0]["kind"], "date_format");
-    assert!(doc["warnings"][0]["hint"].as_str().is_some_and(|h| h.contains("\"dd.MM.yyyy\"")));
+    assert!(
+        doc["warnings"][0]["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("\"dd.MM.yyyy\""))
+    );
     for (expr, kind, hint) in [
         ("first || ' ' || last", "dead_operand", "`+`"),
         ("type(qty) == float", "type_name", "\"number\""),
-        ("tags.filter((t, i) => i > 0)", "callback_arity", "range(xs.length)"),
-        ("formatDate(t, 'dd/mm/yyyy')", "date_format", "\"dd/MM/yyyy\""),
+        (
+            "tags.filter((t, i) => i > 0)",
+            "callback_arity",
+            "range(xs.length)",
+        ),
+        (
+            "formatDate(t, 'dd/mm/yyyy')",
+            "date_format",
+            "\"dd/MM/yyyy\"",
+        ),
     ] {
         let (_, doc) = check_json(expr);
         assert_eq!(doc["warnings"][0]["kind"], kind, "{expr}: {doc}");
@@ -133,7 +174,11 @@ fn likely_mistakes_that_evaluate_are_warned_about() {
         "type(qty) == 'number'",
         "xs.reduce((a, b) => a + b, 0)",
     ] {
-        assert_eq!(check_json(expr).1["warnings"], serde_json::json!([]), "{expr}");
+        assert_eq!(
+            check_json(expr).1["warnings"],
+            serde_json::json!([]),
+            "{expr}"
+        );
     }
 }
 
@@ -145,7 +190,11 @@ fn the_shared_agent_mistakes_scorer_passes() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/agent-mistakes");
     let require = std::env::var("XPR_REQUIRE_SHARED").is_ok_and(|v| v == "1");
     if !dir.join("score.py").is_file() {
-        assert!(!require, "XPR_REQUIRE_SHARED=1 but {} is missing", dir.display());
+        assert!(
+            !require,
+            "XPR_REQUIRE_SHARED=1 but {} is missing",
+            dir.display()
+        );
         println!("skipping: {} not found", dir.display());
         return;
     }
@@ -168,6 +217,11 @@ fn the_shared_agent_mistakes_scorer_passes() {
         .split(" passed")
         .next()
         .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no score in: {text}{}", String::from_utf8_lossy(&out.stderr)));
+        .unwrap_or_else(|| {
+            panic!(
+                "no score in: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
     assert!(passed >= 23, "{passed}/25 passed:\n{text}");
 }

@@ -443,17 +443,17 @@ impl Lexer {
                     };
                     self.push(start, tok);
                 }
-                '/' if self.foreign
-                    && self.prev_ends_operand()
-                    && self.peek_at(1) == Some('/') =>
-                {
+                '/' if self.foreign && self.prev_ends_operand() && self.peek_at(1) == Some('/') => {
                     // Python's floor division or jq's alternative operator.
                     self.i += 2;
                     self.replaced(start, Construct::DoubleSlash, Tok::Nullish);
                 }
                 '|' | '&' | '^'
                     if self.foreign
-                        && !matches!((c, self.peek_at(1)), ('|', Some('|' | '>')) | ('&', Some('&'))) =>
+                        && !matches!(
+                            (c, self.peek_at(1)),
+                            ('|', Some('|' | '>')) | ('&', Some('&'))
+                        ) =>
                 {
                     self.i += 1;
                     let (construct, tok) = match c {

@@ -208,7 +208,10 @@ impl Diagnosis {
             }
             if f.at.start > at && f.at.start <= end {
                 let mut e = ParseError::syntax(
-                    format!("Unexpected token '{}'", token_text(src, f.at.start, f.at.end)),
+                    format!(
+                        "Unexpected token '{}'",
+                        token_text(src, f.at.start, f.at.end)
+                    ),
                     f.at,
                 );
                 e.hint = Some(f.hint());

@@ -22,40 +22,164 @@ fn all(src: &str) -> Vec<String> {
 
 /// `(source, message and position as the spec words them, a word of the hint)`.
 const CASES: &[(&str, &str, &str)] = &[
-    ("ok or fallback", "Unexpected token 'or' at position 3", "`||`"),
-    ("price > 3 AND qty < 2", "Unexpected token 'AND' at position 10", "`&&`"),
-    ("!ready && not done", "Unexpected token 'done' at position 14", "`!`"),
-    ("code in allowed", "Unexpected token 'in' at position 5", "`list.includes(x)`"),
-    ("tier NOT IN ('gold', 'silver')", "Unexpected token 'NOT' at position 5", "`!list.includes(x)`"),
-    ("email is None", "Unexpected token 'is' at position 6", "`x == null`"),
-    ("email IS NOT NULL", "Unexpected token 'IS' at position 6", "`x != null`"),
-    ("qty * 2 if big else qty", "Unexpected token 'if' at position 8", "`cond ? a : b`"),
-    ("CASE status WHEN 'x' THEN 1 END", "Unexpected token 'status' at position 5", "ternary"),
-    ("CASE WHEN paid THEN 1 END", "Unexpected token 'WHEN' at position 5", "`c ? a : b`"),
-    ("sku LIKE 'KB-%'", "Unexpected token 'LIKE' at position 4", "`s.startsWith(p)`"),
-    ("qty BETWEEN 2 AND 9", "Unexpected token 'BETWEEN' at position 4", "`x >= a && x <= b`"),
-    ("CAST(total AS INT)", "Unexpected token 'AS' at position 11", "`int(x)`"),
-    ("[p.sku for p in items]", "Unexpected token 'for' at position 7", "`xs.map(x => f(x))`"),
-    ("items instanceof Array", "Unexpected token 'instanceof' at position 6", "`isArray(x)`"),
-    ("items.map(lambda i: i.qty)", "Unexpected token 'i' at position 17", "`x => expr`"),
-    ("items.some(function (i) { return i.qty > 1 })", "Unexpected token '{' at position 24", "`x => expr`"),
-    ("items.map(i => { return i.qty })", "Unexpected token 'i' at position 24", "one expression"),
-    ("new Map()", "Unexpected token 'Map' at position 4", "`now()`"),
-    ("typeof total == 'number'", "Unexpected token 'total' at position 7", "`type(x)`"),
-    ("var n = 2; n * 3", "Unexpected token 'n' at position 4", "`let name = value; body`"),
+    (
+        "ok or fallback",
+        "Unexpected token 'or' at position 3",
+        "`||`",
+    ),
+    (
+        "price > 3 AND qty < 2",
+        "Unexpected token 'AND' at position 10",
+        "`&&`",
+    ),
+    (
+        "!ready && not done",
+        "Unexpected token 'done' at position 14",
+        "`!`",
+    ),
+    (
+        "code in allowed",
+        "Unexpected token 'in' at position 5",
+        "`list.includes(x)`",
+    ),
+    (
+        "tier NOT IN ('gold', 'silver')",
+        "Unexpected token 'NOT' at position 5",
+        "`!list.includes(x)`",
+    ),
+    (
+        "email is None",
+        "Unexpected token 'is' at position 6",
+        "`x == null`",
+    ),
+    (
+        "email IS NOT NULL",
+        "Unexpected token 'IS' at position 6",
+        "`x != null`",
+    ),
+    (
+        "qty * 2 if big else qty",
+        "Unexpected token 'if' at position 8",
+        "`cond ? a : b`",
+    ),
+    (
+        "CASE status WHEN 'x' THEN 1 END",
+        "Unexpected token 'status' at position 5",
+        "ternary",
+    ),
+    (
+        "CASE WHEN paid THEN 1 END",
+        "Unexpected token 'WHEN' at position 5",
+        "`c ? a : b`",
+    ),
+    (
+        "sku LIKE 'KB-%'",
+        "Unexpected token 'LIKE' at position 4",
+        "`s.startsWith(p)`",
+    ),
+    (
+        "qty BETWEEN 2 AND 9",
+        "Unexpected token 'BETWEEN' at position 4",
+        "`x >= a && x <= b`",
+    ),
+    (
+        "CAST(total AS INT)",
+        "Unexpected token 'AS' at position 11",
+        "`int(x)`",
+    ),
+    (
+        "[p.sku for p in items]",
+        "Unexpected token 'for' at position 7",
+        "`xs.map(x => f(x))`",
+    ),
+    (
+        "items instanceof Array",
+        "Unexpected token 'instanceof' at position 6",
+        "`isArray(x)`",
+    ),
+    (
+        "items.map(lambda i: i.qty)",
+        "Unexpected token 'i' at position 17",
+        "`x => expr`",
+    ),
+    (
+        "items.some(function (i) { return i.qty > 1 })",
+        "Unexpected token '{' at position 24",
+        "`x => expr`",
+    ),
+    (
+        "items.map(i => { return i.qty })",
+        "Unexpected token 'i' at position 24",
+        "one expression",
+    ),
+    (
+        "new Map()",
+        "Unexpected token 'Map' at position 4",
+        "`now()`",
+    ),
+    (
+        "typeof total == 'number'",
+        "Unexpected token 'total' at position 7",
+        "`type(x)`",
+    ),
+    (
+        "var n = 2; n * 3",
+        "Unexpected token 'n' at position 4",
+        "`let name = value; body`",
+    ),
     ("total === 0", "Unexpected token '=' at position 8", "`==`"),
-    ("status !== 'paid'", "Unexpected token '=' at position 9", "`!=`"),
-    ("status <> 'paid'", "Unexpected token '>' at position 8", "`!=`"),
-    ("currency = 'EUR'", "Unexpected token '=' at position 9", "`==`"),
-    ("F'{id}: {status}'", "Unexpected token ''{id}: {status}'' at position 1", "template literal"),
-    (".customer.name", "Unexpected token '.' at position 0", "write `customer`"),
+    (
+        "status !== 'paid'",
+        "Unexpected token '=' at position 9",
+        "`!=`",
+    ),
+    (
+        "status <> 'paid'",
+        "Unexpected token '>' at position 8",
+        "`!=`",
+    ),
+    (
+        "currency = 'EUR'",
+        "Unexpected token '=' at position 9",
+        "`==`",
+    ),
+    (
+        "F'{id}: {status}'",
+        "Unexpected token ''{id}: {status}'' at position 1",
+        "template literal",
+    ),
+    (
+        ".customer.name",
+        "Unexpected token '.' at position 0",
+        "write `customer`",
+    ),
     (".", "Unexpected token '.' at position 0", "whole input"),
-    ("items | length", "Unexpected token '|' at position 6", "`|>`"),
-    ("paid & shipped", "Unexpected token '&' at position 5", "`&&`"),
+    (
+        "items | length",
+        "Unexpected token '|' at position 6",
+        "`|>`",
+    ),
+    (
+        "paid & shipped",
+        "Unexpected token '&' at position 5",
+        "`&&`",
+    ),
     ("qty ^ 2", "Unexpected token '^' at position 4", "`a ** b`"),
-    ("$limit > 3", "Unexpected token '$' at position 0", "write `limit`"),
-    ("total // 7", "Unterminated regex literal at position 7", "`floor(a / b)`"),
-    ("coupon // 'none'", "Unterminated regex literal at position 8", "`a ?? b`"),
+    (
+        "$limit > 3",
+        "Unexpected token '$' at position 0",
+        "write `limit`",
+    ),
+    (
+        "total // 7",
+        "Unterminated regex literal at position 7",
+        "`floor(a / b)`",
+    ),
+    (
+        "coupon // 'none'",
+        "Unterminated regex literal at position 8",
+        "`a ?? b`",
+    ),
 ];
 
 #[test]
@@ -69,9 +193,16 @@ fn constructs_of_other_languages_get_their_hint() {
             spec,
             "{src}"
         );
-        assert_eq!(e.to_string(), format!("{} ({hint}) at position {}", e.message, e.span.start));
+        assert_eq!(
+            e.to_string(),
+            format!("{} ({hint}) at position {}", e.message, e.span.start)
+        );
         let errors = parse_errors(src, &ParseOptions::default());
-        assert_eq!(errors.first(), Some(&e), "{src}: parse_errors starts elsewhere");
+        assert_eq!(
+            errors.first(),
+            Some(&e),
+            "{src}: parse_errors starts elsewhere"
+        );
     }
 }
 
@@ -85,7 +216,10 @@ fn the_expected_tokens_are_kept() {
 fn every_construct_has_one_row() {
     for (i, a) in TOKEN_HINTS.iter().enumerate() {
         assert!(
-            TOKEN_HINTS.iter().skip(i + 1).all(|b| b.construct != a.construct),
+            TOKEN_HINTS
+                .iter()
+                .skip(i + 1)
+                .all(|b| b.construct != a.construct),
             "{:?} twice",
             a.construct
         );

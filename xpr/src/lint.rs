@@ -276,10 +276,14 @@ impl Linter {
                 }
                 match op {
                     BinaryOp::Add if a == Some("string") || b == Some("string") => Some("string"),
-                    BinaryOp::Add => (a == Some("number") && b == Some("number")).then_some("number"),
-                    BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Pow => {
-                        Some("number")
+                    BinaryOp::Add => {
+                        (a == Some("number") && b == Some("number")).then_some("number")
                     }
+                    BinaryOp::Sub
+                    | BinaryOp::Mul
+                    | BinaryOp::Div
+                    | BinaryOp::Rem
+                    | BinaryOp::Pow => Some("number"),
                     _ => Some("boolean"),
                 }
             }
@@ -372,7 +376,11 @@ impl Linter {
                         .filter(|t| stdlib::type_has_method(t, name))
                         .map(|t| method_result(t, name));
                     let first = results.next().flatten();
-                    return if results.all(|r| r == first) { first } else { None };
+                    return if results.all(|r| r == first) {
+                        first
+                    } else {
+                        None
+                    };
                 };
                 if stdlib::type_has_method(t, name) {
                     return method_result(t, name);
@@ -392,7 +400,10 @@ impl Linter {
                 {
                     let e = Error::new(
                         xpr_vm::ErrorKind::Date,
-                        format!("{f} format \"{}\" has letters XPR copies as text", short(text)),
+                        format!(
+                            "{f} format \"{}\" has letters XPR copies as text",
+                            short(text)
+                        ),
                     )
                     .with_hint(hint)
                     .at(span(fmt.span));
@@ -429,7 +440,9 @@ impl Linter {
             xpr_vm::ErrorKind::Type,
             format!("`type(...)` returns a string, never equal to `{name}`"),
         )
-        .with_hint(format!("compare with the type's name: `type(x) == \"{ty}\"`"))
+        .with_hint(format!(
+            "compare with the type's name: `type(x) == \"{ty}\"`"
+        ))
         .at(span(other.span));
         self.push(Severity::Warning, "type_name", name, e);
     }
@@ -462,8 +475,17 @@ impl Linter {
 
 /// Array methods whose callback gets one argument, the element.
 const ONE_ARGUMENT_CALLBACK: &[&str] = &[
-    "map", "filter", "find", "some", "every", "flatMap", "count", "sortBy", "groupBy",
-    "keyBy", "partition",
+    "map",
+    "filter",
+    "find",
+    "some",
+    "every",
+    "flatMap",
+    "count",
+    "sortBy",
+    "groupBy",
+    "keyBy",
+    "partition",
 ];
 
 /// The XPR type name of another language's type name (`int`, `str`,

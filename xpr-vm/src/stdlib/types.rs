@@ -169,10 +169,10 @@ fn to_number(rt: &mut dyn Runtime, name: &str, v: &Value) -> Result<f64, Error> 
                 ))
             })
         }
-        Value::Bool(_) => Err(Error::type_error(format_args!(
-            "cannot convert boolean to {name}"
-        ))
-        .with_hint("write b ? 1 : 0")),
+        Value::Bool(_) => Err(
+            Error::type_error(format_args!("cannot convert boolean to {name}"))
+                .with_hint("write b ? 1 : 0"),
+        ),
         other => Err(Error::type_error(format_args!(
             "cannot convert {} to {name}",
             other.type_name()

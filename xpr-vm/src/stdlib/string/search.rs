@@ -216,8 +216,10 @@ pub(super) fn match_(
     let re = match arg("match", args, 0)? {
         Value::Regex(re) => Arc::clone(re),
         Value::String(_) => {
-            return Err(Error::type_error("match expects regex argument, got string")
-                .with_hint("use a regex literal, or match(s, pattern) for a pattern string"));
+            return Err(
+                Error::type_error("match expects regex argument, got string")
+                    .with_hint("use a regex literal, or match(s, pattern) for a pattern string"),
+            );
         }
         other => return Err(wrong_type("match expects regex argument", other)),
     };
