@@ -310,3 +310,43 @@ fn more_habits_of_the_same_languages() {
     // A conditional inside an index is no slice.
     assert!(parse("tags[paid ? 0 : 1]").is_ok());
 }
+
+/// Pieces of XPR and of the other languages, to glue at random.
+const PIECES: &[&str] = &[
+    "a", "b", "1", "'s'", "\"t\"", "`x${a}y`", "and", "or", "not", "in", "is", "if", "else",
+    "CASE", "WHEN", "THEN", "END", "LIKE", "BETWEEN", "AS", "for", "lambda", "function", "return",
+    "new", "typeof", "const", "=", "==", "===", "!==", "<>", "<", ">", "|", "||", "&", "&&", "^",
+    "$", "//", "/", ".", "..", "::", ":", "?", "(", ")", "[", "]", "{", "}", ",", ";", "=>", "let",
+    "f", "'it''s'", "\\(", "null", "None", "x.y", "g(", " ",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+    /// Any glue of these pieces: no panic, the first error is the parse's
+    /// own, the rest come after it in order, at most MAX_ERRORS.
+    #[test]
+    fn any_mix_gives_ordered_errors_starting_with_the_parse_error(
+        picks in proptest::collection::vec(0..PIECES.len(), 0..24),
+        spaces in proptest::collection::vec(proptest::bool::ANY, 24),
+    ) {
+        let mut src = String::new();
+        for (i, p) in picks.iter().enumerate() {
+            src.push_str(PIECES[*p]);
+            if spaces[i] {
+                src.push(' ');
+            }
+        }
+        let errors = parse_errors(&src, &ParseOptions::default());
+        match parse(&src) {
+            Ok(_) => proptest::prop_assert!(errors.is_empty(), "{src}"),
+            Err(e) => {
+                proptest::prop_assert_eq!(errors.first(), Some(&e), "{}", src);
+                proptest::prop_assert!(errors.len() <= xpr_syntax::MAX_ERRORS);
+                for w in errors.windows(2) {
+                    proptest::prop_assert!(w[0].span.start <= w[1].span.start, "{src}: {errors:?}");
+                }
+            }
+        }
+    }
+}

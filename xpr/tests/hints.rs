@@ -1,0 +1,58 @@
+//! The library's messages that name the XPR form: every error keeps the
+//! spec's words and carries the hint apart (`Error::hint`);
+//! `Engine::parse_errors` gives the independent syntax errors of one
+//! expression, `Engine::lint` the static findings.
+
+use xpr::{Engine, ErrorKind, Severity};
+
+#[test]
+fn compile_errors_carry_the_hint_apart() {
+    let engine = Engine::new();
+    let e = engine
+        .compile("total > 9 OR vip")
+        .expect_err("does not parse");
+    assert_eq!(e.kind(), ErrorKind::Parse);
+    assert_eq!(e.hint(), Some("XPR writes `||` for `or`"));
+    assert_eq!(
+        e.to_string(),
+        "Unexpected token 'OR' (XPR writes `||` for `or`) at position 10"
+    );
+    let program = engine.compile("parseInt(qty)").expect("compiles");
+    let unknown = &program.unknown_functions()[0].error;
+    assert_eq!(unknown.hint(), Some("XPR converts with `int(text)`"));
+    let e = engine
+        .eval("Array.isArray(tags)", &serde_json::json!({"tags": []}))
+        .expect_err("no Array");
+    assert!(e.hint().is_some_and(|h| h.contains("`isArray(x)`")), "{e}");
+}
+
+#[test]
+fn parse_errors_lists_each_mistake_with_its_expected_tokens() {
+    let engine = Engine::new();
+    let errors = engine.parse_errors("a === 1 or b");
+    assert_eq!(errors.len(), 2);
+    let first = engine.compile("a === 1 or b").expect_err("does not parse");
+    assert_eq!(errors[0].error.to_string(), first.to_string());
+    assert_eq!(errors[0].expected, engine.expected_tokens("a === 1 or b"));
+    assert_eq!(errors[1].error.hint(), Some("XPR writes `||` for `or`"));
+    assert!(engine.parse_errors("a == 1 || b").is_empty());
+}
+
+#[test]
+fn lint_tells_certain_errors_from_likely_mistakes() {
+    let engine = Engine::new();
+    let lints = engine.lint("[1, 2].push(3) || name.lower").expect("parses");
+    assert_eq!(lints.len(), 2, "{lints:?}");
+    assert_eq!(lints[0].severity, Severity::Error);
+    assert_eq!(lints[0].kind, "method_of_type");
+    assert_eq!(
+        lints[0].error.message(),
+        "Type error: cannot call method 'push' on array (XPR values cannot be changed: build a new array, `[...xs, x]` or `xs.concat([x])`)"
+    );
+    assert_eq!(lints[1].severity, Severity::Warning);
+    assert_eq!(lints[1].kind, "method_as_property");
+    // The program still compiles and fails only where the call is reached.
+    let program = engine.compile("false && [1].push(2)").expect("compiles");
+    assert_eq!(program.run(&()).expect("runs"), xpr::Value::Bool(false));
+    assert!(engine.lint("a +").is_err());
+}
