@@ -33,14 +33,18 @@
 //! uses counts, and the time limits and cancellation take effect when it
 //! returns.
 
+mod check;
 mod diagnostic;
 mod engine;
+mod expect;
 
-pub use diagnostic::render_error;
+pub use check::{CheckReport, Warning};
+pub use diagnostic::{Diagnostic, Severity, render_error};
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, WallCeiling};
+pub use expect::ValueType;
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
-    Arity, CancelHandle, Clock, Context, Error, ErrorKind, Field, HostError, Key, Map, Meter, Span,
-    Stopwatch, SystemStopwatch, Value, Vm,
+    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, Field, HostError, Key,
+    Map, Meter, Span, Stopwatch, SystemStopwatch, Value, Vm,
 };
