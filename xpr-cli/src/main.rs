@@ -1,6 +1,7 @@
 //! The `xpr` command-line tool: evaluate XPR expressions once (`eval`), over
 //! streams of JSON records (`run`), in bulk for harnesses (`batch`), or only
-//! check and list them (`check`, `disasm`). See `docs/cli.md`.
+//! check and list them (`check`, `disasm`), or describe the language
+//! (`card`). See `docs/cli.md`.
 //!
 //! This file: argument parsing (clap, derive), the shared limits flags, exit
 //! statuses, and dispatch to one module per subcommand.
@@ -13,6 +14,7 @@
 //!   invalid JSON or UTF-8 in the input.
 
 mod batch;
+mod card;
 mod check;
 mod eval;
 mod input;
@@ -110,6 +112,8 @@ enum Command {
     Check(CheckArgs),
     /// Print the bytecode listing of a compiled expression.
     Disasm(DisasmArgs),
+    /// Print the language card: XPR in brief, for an LLM's system prompt.
+    Card(card::CardArgs),
 }
 
 /// `eval` flags.
@@ -439,6 +443,7 @@ fn main() -> ExitCode {
         Command::Batch(a) => batch::batch(&a),
         Command::Check(a) => check::check(&a),
         Command::Disasm(a) => eval::disasm(&a),
+        Command::Card(a) => card::card(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

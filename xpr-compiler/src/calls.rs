@@ -17,7 +17,10 @@ use xpr_vm::stdlib;
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Key, Op, Value};
 
-use super::{CompileEnv, Compiler, Var, error_at, has_spread, restricted, too_many};
+use crate::errors::{error_at, restricted, too_many};
+use crate::expr::has_spread;
+use crate::scope::Var;
+use crate::{CompileEnv, Compiler};
 
 /// The message of `Unknown function 'f'`, with a hint: for a call, the
 /// method of that name when there is one (`upper(s)` is written

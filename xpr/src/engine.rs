@@ -2,6 +2,7 @@
 //! `Program` it hands out.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -106,6 +107,8 @@ pub use xpr_vm::{Randomness, WallCeiling};
 pub struct Engine {
     limits: Limits,
     host: Vec<Arc<HostFunction>>,
+    /// Signatures and meanings of host functions, by name ([`Engine::describe`]).
+    host_docs: BTreeMap<String, (String, String)>,
     clock: Clock,
     randomness: Randomness,
     stopwatch: Option<Arc<dyn Stopwatch>>,
@@ -135,6 +138,7 @@ impl Engine {
         Engine {
             limits: Limits::default(),
             host: Vec::new(),
+            host_docs: BTreeMap::new(),
             clock: Clock::System,
             randomness: Randomness::Entropy,
             stopwatch: None,
@@ -301,6 +305,53 @@ impl Engine {
             callback: Arc::new(callback),
         }));
         Ok(self)
+    }
+
+    /// Describes host function `name` for the language card ([`crate::card`]):
+    /// `sig` its parameters and result as the card writes a built-in's
+    /// (`"(amount, rate?) -> number"`: `?` an optional parameter, `...` the
+    /// rest), `doc` what it does in one line. Without a description the card
+    /// shows the arity alone (`vat(arg1) -> any: host function`).
+    ///
+    /// # Errors
+    /// When no host function `name` is registered, when `sig` is malformed
+    /// or admits other argument counts than the registered arity, or when
+    /// `doc` is empty or spans lines.
+    pub fn describe(&mut self, name: &str, sig: &str, doc: &str) -> Result<&mut Self, Error> {
+        let reject = |why: String| {
+            Err(Error::new(
+                ErrorKind::Host,
+                format!("cannot describe '{name}': {why}"),
+            ))
+        };
+        let Some(arity) = self.host.iter().find(|h| h.name == name).map(|h| h.arity) else {
+            return reject("no host function has that name".into());
+        };
+        match xpr_vm::stdlib::catalog::sig_arity(sig) {
+            Some(a) if a == arity => {}
+            Some(a) => return reject(format!("'{sig}' takes {a} arguments, registered {arity}")),
+            None => {
+                return reject(format!(
+                    "'{sig}' is not a signature such as '(a, b?) -> number'"
+                ));
+            }
+        }
+        if doc.trim().is_empty() || doc.contains('\n') {
+            return reject("the description must be one non-empty line".into());
+        }
+        self.host_docs
+            .insert(name.to_string(), (sig.to_string(), doc.to_string()));
+        Ok(self)
+    }
+
+    /// The registered host functions, each with its [`Engine::describe`]
+    /// signature and meaning if any, in registration order.
+    pub(crate) fn host_entries(
+        &self,
+    ) -> impl Iterator<Item = (&HostFunction, Option<&(String, String)>)> {
+        self.host
+            .iter()
+            .map(|h| (&**h, self.host_docs.get(&h.name)))
     }
 
     /// Parses and compiles `source` once.

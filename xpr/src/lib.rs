@@ -33,11 +33,13 @@
 //! uses counts, and the time limits and cancellation take effect when it
 //! returns.
 
+mod card;
 mod check;
 mod diagnostic;
 mod engine;
 mod expect;
 
+pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
 pub use check::{CheckReport, Warning};
 pub use diagnostic::{Diagnostic, Severity, render_error};
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, WallCeiling};
