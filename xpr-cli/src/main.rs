@@ -268,10 +268,10 @@ pub struct DisasmArgs {
     pub limits: LimitArgs,
 }
 
-/// The guardrails of `eval`, `run`, `batch` and `check`: the functions
-/// and methods expressions may use, and the type their result must have.
+/// The functions and methods expressions may use (`eval`, `run`,
+/// `batch`, `check`) or the card describes (`card`).
 #[derive(Debug, Clone, Args)]
-pub struct GuardArgs {
+pub struct CapabilityArgs {
     /// Allow only these functions and methods (built-in or not),
     /// comma-separated: using any other is an expression error.
     #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
@@ -280,6 +280,26 @@ pub struct GuardArgs {
     /// now,random` for reproducible runs).
     #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
     pub deny: Vec<String>,
+}
+
+impl CapabilityArgs {
+    /// `engine` with the allowed and denied functions and methods.
+    pub fn apply(&self, engine: xpr::Engine) -> xpr::Engine {
+        let engine = match &self.allow {
+            Some(allow) => engine.allow_only(names(allow)),
+            None => engine,
+        };
+        engine.deny(names(&self.deny))
+    }
+}
+
+/// The guardrails of `eval`, `run`, `batch` and `check`: the functions
+/// and methods expressions may use, and the type their result must have.
+#[derive(Debug, Clone, Args)]
+pub struct GuardArgs {
+    /// `--allow`, `--deny`.
+    #[command(flatten)]
+    pub capabilities: CapabilityArgs,
     /// The type every result must have: boolean, number, string, array,
     /// object or null. Checked before the first record when the
     /// expression's form shows its type, else on each result.
@@ -299,11 +319,7 @@ fn names(list: &[String]) -> impl Iterator<Item = &str> {
 impl GuardArgs {
     /// `engine` with the allowed and denied functions and methods.
     pub fn apply(&self, engine: xpr::Engine) -> xpr::Engine {
-        let engine = match &self.allow {
-            Some(allow) => engine.allow_only(names(allow)),
-            None => engine,
-        };
-        engine.deny(names(&self.deny))
+        self.capabilities.apply(engine)
     }
 
     /// Compiles `source` with `engine`, for results of the `--expect` type.

@@ -166,6 +166,16 @@ fn allow_and_deny_apply_on_every_subcommand() {
     assert_eq!(out[0]["hint"], "every function and method except random");
     assert_eq!(out[1], json!({"ok": 2}));
 
+    let o = run(&["card", "--allow", "filter,map", "--json"]);
+    let card = parse(stdout(&o).trim_end());
+    let names: Vec<&str> = card["builtins"]
+        .as_array()
+        .map(|b| b.iter().filter_map(|e| e["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["map", "filter"]);
+    let o = run(&["card", "--deny", "upper"]);
+    assert!(!stdout(&o).contains("s.upper()") && stdout(&o).contains("s.lower()"));
+
     let o = run(&["check", "items.map(x => x.price)", "--allow", "filter"]);
     assert_eq!(code(&o), 1);
     assert!(

@@ -366,6 +366,7 @@ impl Engine {
         let env = xpr_compiler::CompileEnv {
             host_functions: self.host.clone(),
             max_regex_bytes: self.limits.max_regex_bytes,
+            capabilities: self.capabilities.clone(),
         };
         let program = xpr_compiler::compile(&ast, &env)?;
         Ok(Program {

@@ -72,7 +72,7 @@ fn a_run_time_error_s_diagnostic_keeps_its_hint_apart_and_has_no_expected_tokens
 #[test]
 fn the_engine_s_limits_decide_the_expected_tokens() {
     // Longer than the default length limit: the engine allows it.
-    let source = format!("{} +", "1 + ".repeat(3000));
+    let source = format!("\"{}\" +", "a".repeat(12_000));
     let engine = Engine::new().with_limits(Limits {
         max_length: None,
         ..Limits::default()
@@ -80,6 +80,10 @@ fn the_engine_s_limits_decide_the_expected_tokens() {
     let e = engine.compile(&source).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Parse);
     assert!(!engine.diagnose(&e, &source).expected.is_empty());
+    // The default limits refuse it for its length: no tokens to expect.
+    let e = Engine::new().compile(&source).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Length);
+    assert!(Engine::new().diagnose(&e, &source).expected.is_empty());
 }
 
 #[test]
@@ -267,6 +271,20 @@ fn host_functions_are_capabilities_too() {
         ErrorKind::Access
     );
     assert_eq!(calls.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn the_card_describes_only_what_the_engine_allows() {
+    let narrow = Engine::new().allow_only(["filter", "map", "upper"]);
+    let card = xpr::Card::new(&narrow);
+    let mut names: Vec<&str> = card.entries.iter().map(|e| e.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["filter", "map", "upper"]);
+    let text = xpr::card(&Engine::new().deny(["now", "random"]));
+    assert!(!text.contains("now()") && !text.contains("random()"));
+    assert!(text.contains("s.upper() -> string"));
+    let filtered = xpr::card_with(&narrow, |e| e.name != "map");
+    assert!(filtered.contains("a.filter(fn)") && !filtered.contains("a.map(fn)"));
 }
 
 // ------------------------------------------------------------ expected type
