@@ -4,22 +4,24 @@
 //! Input (stdin), one object per line: `{"expression": "...", "context": {...}}`
 //! (`context` optional; other keys ignored). Output (stdout), one line per
 //! input line, in order, flushed per line: `{"ok": VALUE}` or
-//! `{"error": TEXT, "kind": KIND, "position": N}` where TEXT is the error's
-//! full text (` at position N` included), KIND an [`xpr::ErrorKind`] name or
-//! `"input"` for a line that is not a valid request, and `position` is
-//! `null` when unknown. A bad line never ends the stream.
+//! `{"error": TEXT, ...DIAGNOSTIC}`: the error's full text (` at position N`
+//! included), then the fields of its [`xpr::Diagnostic`] (`kind`,
+//! `message`, `text`, `position`, `span`, `expected`, `hint`, `severity`);
+//! KIND is an [`xpr::ErrorKind`] name or `"input"` for a line that is not a
+//! valid request. A bad line never ends the stream.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write as _};
+use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use xpr::{Engine, Error, Key, Program, Value};
+use xpr::{Diagnostic, Engine, Key, Program, Severity, Value, ValueType};
 
 use super::input::{Line, LineRead, io_text, read_line};
 use super::json_deep::{self, Top};
 use super::json_in::{self, Conv, JsonError, ValueSeed, Wanted};
-use super::json_out::{self, Out, write_str};
+use super::json_out::{self, Out};
 use super::{BatchArgs, Exit};
 
 /// Compiled programs (and compile errors) by expression text, bounded in
@@ -32,10 +34,15 @@ struct Cache {
     max_bytes: u64,
     bytes: u64,
     clock: u64,
+    /// The type results must have (`--expect`).
+    expect: Option<ValueType>,
 }
 
+/// A compiled program, or the diagnostic of its compile error.
+type Compiled = Result<Program, Arc<Diagnostic>>;
+
 struct CacheEntry {
-    result: Result<Program, Error>,
+    result: Compiled,
     bytes: u64,
     used: u64,
 }
@@ -52,21 +59,35 @@ impl Cache {
             max_bytes,
             bytes: 0,
             clock: 0,
+            expect: None,
         }
+    }
+
+    /// Compiles for results of type `expect`.
+    fn expecting(mut self, expect: Option<ValueType>) -> Self {
+        self.expect = expect;
+        self
     }
 
     /// The compiled form of `source`, compiling it on a miss. With a zero
     /// capacity nothing is kept, nor is an entry bigger than the byte bound.
-    fn get(&mut self, engine: &Engine, source: &str) -> Result<Program, Error> {
+    fn get(&mut self, engine: &Engine, source: &str) -> Compiled {
         self.clock += 1;
         if let Some(entry) = self.entries.get_mut(source) {
             entry.used = self.clock;
             return entry.result.clone();
         }
-        let result = engine.compile(source);
+        let compiled = match self.expect {
+            Some(t) => engine.compile_expecting(source, t),
+            None => engine.compile(source),
+        };
+        let result = compiled.map_err(|e| Arc::new(engine.diagnose(&e, source)));
         let held = match &result {
             Ok(program) => program.heap_bytes(),
-            Err(e) => e.message().len() as u64,
+            Err(d) => {
+                let expected: usize = d.expected.iter().map(|t| t.len() + 24).sum();
+                (d.message.len() * 2 + expected + 256) as u64
+            }
         };
         let bytes = ENTRY_BYTES
             .saturating_add(source.len() as u64)
@@ -190,23 +211,20 @@ fn request(text: &str, conv: &mut Conv) -> Result<Request, JsonError> {
     }
 }
 
+/// The answer to a line that is not a valid request: a diagnostic of kind `input`.
 fn input_error(out: &mut Vec<u8>, message: &str) {
-    out.extend_from_slice(b"{\"error\":");
-    write_str(out, message);
-    out.extend_from_slice(b",\"kind\":\"input\",\"position\":null}");
+    error_line(out, &Diagnostic::new("input", message, Severity::Error));
 }
 
-fn error_line(out: &mut Vec<u8>, e: &Error) {
-    out.extend_from_slice(b"{\"error\":");
-    write_str(out, &e.to_string());
-    out.extend_from_slice(b",\"kind\":");
-    write_str(out, e.kind().name());
-    out.extend_from_slice(b",\"position\":");
-    match e.position() {
-        Some(p) => out.extend_from_slice(p.to_string().as_bytes()),
-        None => out.extend_from_slice(b"null"),
+/// `{"error": TEXT, ...}` with the diagnostic's fields.
+fn error_line(out: &mut Vec<u8>, d: &Diagnostic) {
+    let mut line = serde_json::Map::new();
+    line.insert("error".into(), d.text.clone().into());
+    if let serde_json::Value::Object(fields) = d.to_json() {
+        line.extend(fields);
     }
-    out.push(b'}');
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, &line);
 }
 
 /// Answers one input line (without its terminator) into `out`, handing
@@ -228,7 +246,7 @@ fn answer(
             json_out::write_streamed(out, &v, None)?;
             out.buf.push(b'}');
         }
-        Some(Err(e)) => error_line(out.buf, &e),
+        Some(Err(d)) => error_line(out.buf, &d),
         // An input error, written already.
         None => {}
     }
@@ -243,7 +261,7 @@ fn evaluate(
     engine: &Engine,
     cache: &mut Cache,
     out: &mut Vec<u8>,
-) -> Option<Result<Value, Error>> {
+) -> Option<Result<Value, Arc<Diagnostic>>> {
     let max_depth = engine.limits().value_depth;
     let Ok(text) = std::str::from_utf8(line) else {
         input_error(out, &format!("line {line_no}: invalid UTF-8"));
@@ -287,20 +305,21 @@ fn evaluate(
             return None;
         }
     };
-    Some(
-        cache
-            .get(engine, &request.expression)
-            .and_then(|program| match &context {
-                Some(c) => program.run(c),
-                None => program.run(&()),
-            }),
-    )
+    let program = match cache.get(engine, &request.expression) {
+        Ok(p) => p,
+        Err(d) => return Some(Err(d)),
+    };
+    let result = match &context {
+        Some(c) => program.run(c),
+        None => program.run(&()),
+    };
+    Some(result.map_err(|e| Arc::new(engine.diagnose(&e, &request.expression))))
 }
 
 /// Runs `xpr batch`.
 pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
-    let engine = args.limits.engine();
-    let mut cache = Cache::new(args.cache, args.cache_bytes);
+    let engine = args.guard.apply(args.limits.engine());
+    let mut cache = Cache::new(args.cache, args.cache_bytes).expecting(args.guard.expect);
     let mut stdin = std::io::BufReader::with_capacity(64 << 10, std::io::stdin().lock());
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let mut line = Vec::new();
@@ -443,7 +462,11 @@ mod tests {
             "{got}"
         );
         assert!(
-            got.ends_with(",\"kind\":\"input\",\"position\":null}"),
+            got.ends_with(
+                ",\"kind\":\"input\",\"message\":\"line 7: missing field `expression`\",\
+                 \"text\":\"line 7: missing field `expression`\",\"position\":null,\"span\":null,\
+                 \"expected\":[],\"hint\":null,\"severity\":\"error\"}"
+            ),
             "{got}"
         );
         let got = answer_text("{\"expression\": \"1\"");

@@ -7,7 +7,7 @@ use std::io::Write as _;
 
 use clap::Args;
 
-use super::Exit;
+use super::{CapabilityArgs, Exit};
 
 /// `card` flags.
 #[derive(Debug, Args)]
@@ -16,14 +16,16 @@ pub struct CardArgs {
     /// `builtins`, `examples`, `mistakes`) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The functions and methods to describe (`--allow`, `--deny`, as for
+    /// the expressions of `eval`, `run`, `batch` and `check`).
+    #[command(flatten)]
+    pub capabilities: CapabilityArgs,
 }
 
-/// Runs `xpr card`: the card on stdout.
-///
-/// The card lists every built-in; an allowlist of the functions an engine
-/// offers would pass its test here, through `xpr::Card::with_filter`.
+/// Runs `xpr card`: the card on stdout, listing only the functions and
+/// methods `--allow` and `--deny` leave.
 pub fn card(args: &CardArgs) -> Result<(), Exit> {
-    let engine = xpr::Engine::new();
+    let engine = args.capabilities.apply(xpr::Engine::new());
     let card = xpr::Card::new(&engine);
     let text = if args.json {
         let mut s = card.to_json().to_string();

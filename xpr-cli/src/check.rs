@@ -1,51 +1,24 @@
-//! `xpr check`: parse and compile only; report the errors with a caret (or
-//! as JSON: `error`, the first, and `errors`, all), list the free variables
-//! and functions, and warn about free variables that are not fields of the
-//! records (`--fields`, `--sample`), other languages' names and methods, and
-//! the library's static findings ([`xpr::Engine::lint`]). A call of an
-//! unknown function, and a method the receiver's known type lacks, are
-//! reported as errors: the library runs such a program (the spec makes them
-//! evaluation errors, raised only where the call is reached), but a JSON
-//! record can never make them succeed. Every syntax error one pass tells
-//! apart is reported ([`xpr::Engine::parse_errors`]).
+//! `xpr check`: parse and compile only ([`xpr::Engine::check`]); report the
+//! errors with a caret (or as JSON), list the free variables and functions,
+//! and warn about free variables that are not fields of the records
+//! (`--fields`, `--sample`). A call of an unknown function is reported as
+//! an error: the library runs such a program (the spec makes it an
+//! evaluation error, raised only where the call is reached), but a JSON
+//! record can never supply a function.
 
 use std::io::Write as _;
 use std::path::Path;
 
-use xpr::{Error, ErrorKind, Severity, Value, render_error};
+use xpr::{CheckReport, Severity, Value};
 
 use super::input::{self, Problem};
 use super::json_in::{self, Conv, JsonError};
-use super::json_out::write_str;
 use super::{CheckArgs, Exit, InputFormat};
 
-/// A free variable that is not a known field or is a name of another
-/// language (`None`, `Math`), a method name that no type has but that is
-/// close to one that does or is another language's (`toUpperCase`), or a
-/// likely mistake the static lint found (`s.lower`, a `YYYY` date format).
-struct Unknown {
-    kind: UnknownKind,
-    name: String,
-    suggestion: Option<String>,
-    /// What to write instead, when known.
-    hint: Option<String>,
-    /// The whole message, when not built from the parts above.
-    message: Option<String>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum UnknownKind {
-    Field,
-    Method,
-    /// A free variable that is a name of another language.
-    Foreign,
-    /// A finding of the static lint (its kind named).
-    Lint(&'static str),
-}
-
-/// Runs `xpr check`.
+/// Runs `xpr check`: the library's [`xpr::CheckReport`], as text or JSON.
+/// Its validity alone decides the exit status (and `valid`).
 pub fn check(args: &CheckArgs) -> Result<(), Exit> {
-    let engine = args.limits.engine();
+    let engine = args.guard.apply(args.limits.engine());
     let known = match (&args.fields, &args.sample) {
         (Some(fields), _) => Some(
             fields
@@ -56,221 +29,70 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
         (None, Some(path)) => Some(sample_fields(path, args.limits.value_depth())?),
         (None, None) => None,
     };
-    let program = match engine.compile(&args.expr) {
-        Ok(p) => p,
-        Err(e) => {
-            // Every syntax error one pass tells apart (the first is `e`).
-            let mut errors: Vec<(Error, Vec<String>)> = if e.kind() == ErrorKind::Parse {
-                engine
-                    .parse_errors(&args.expr)
-                    .into_iter()
-                    .map(|s| (s.error, s.expected))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            if errors
-                .first()
-                .is_none_or(|(first, _)| first.to_string() != e.to_string())
-            {
-                errors = vec![(e, Vec::new())];
-            }
-            return fail(args, &errors);
-        }
-    };
-    // Calls of unknown functions, and methods the receiver's known type
-    // lacks: each fails when reached, and a JSON record cannot change that.
-    let lints = engine.lint(&args.expr).unwrap_or_default();
-    let mut errors: Vec<(Error, Vec<String>)> = program
-        .unknown_functions()
-        .iter()
-        .map(|u| (u.error.clone(), Vec::new()))
-        .chain(
-            lints
-                .iter()
-                .filter(|l| l.severity == Severity::Error)
-                .map(|l| (l.error.clone(), Vec::new())),
-        )
-        .collect();
-    if !errors.is_empty() {
-        errors.sort_by_key(|(e, _)| e.span().map_or(0, |s| s.start));
-        return fail(args, &errors);
+    let mut report = engine.check(&args.expr, known.as_deref(), args.guard.expect);
+    if args.deny_warnings {
+        report.deny_warnings();
     }
-    let free: Vec<&str> = program.free_variables().iter().map(|k| &**k).collect();
-    let functions = program.functions();
-    let is_field = |v: &str| known.as_ref().is_some_and(|f| f.iter().any(|f| f == v));
-    let mut unknown: Vec<Unknown> = Vec::new();
-    for v in &free {
-        if is_field(v) {
-            continue;
-        }
-        if let Some(hint) = xpr_vm::foreign::name_hint(v) {
-            unknown.push(Unknown {
-                kind: UnknownKind::Foreign,
-                name: v.to_string(),
-                suggestion: None,
-                hint: Some(hint),
-                message: None,
-            });
-        } else if let Some(fields) = &known {
-            unknown.push(Unknown {
-                kind: UnknownKind::Field,
-                name: v.to_string(),
-                suggestion: xpr_vm::suggest::closest(v, fields.iter().map(String::as_str))
-                    .map(str::to_string),
-                hint: None,
-                message: None,
-            });
-        }
-    }
-    // A method name no type has is only right for an object's own function
-    // field (`o.double(4)`): warned about only when it is another
-    // language's (`s.toUpperCase()`) or near a built-in method, as a typo
-    // (`items.filtr(...)`).
-    for m in program
-        .bytecode()
-        .methods()
-        .iter()
-        .filter(|m| m.id.is_none())
-    {
-        let Some(hint) = xpr_vm::foreign::method_hint(&m.name, None) else {
-            continue;
-        };
-        // A typo's near name is also the `suggestion`.
-        let near = hint
-            .strip_prefix("did you mean '")
-            .and_then(|h| h.strip_suffix("'?"))
-            .map(str::to_string);
-        unknown.push(Unknown {
-            kind: UnknownKind::Method,
-            name: m.name.to_string(),
-            suggestion: near,
-            hint: Some(hint),
-            message: None,
-        });
-    }
-    for l in lints.iter().filter(|l| l.severity == Severity::Warning) {
-        unknown.push(Unknown {
-            kind: UnknownKind::Lint(l.kind),
-            name: l.name.clone(),
-            suggestion: None,
-            hint: l.error.hint().map(str::to_string),
-            message: Some(format!(
-                "{} at position {}",
-                l.error.message(),
-                l.error.span().map_or(0, |s| s.start)
-            )),
-        });
-    }
+    let valid = report.is_valid();
     if args.json {
-        let mut out = Vec::new();
-        out.extend_from_slice(b"{\"valid\":true,\"free_variables\":");
-        list(&mut out, &free);
-        out.extend_from_slice(b",\"functions\":");
-        list(&mut out, &functions);
-        out.extend_from_slice(b",\"warnings\":[");
-        for (i, u) in unknown.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(b"{\"kind\":");
-            write_str(
-                &mut out,
-                match u.kind {
-                    UnknownKind::Field => "unknown_field",
-                    UnknownKind::Method => "unknown_method",
-                    UnknownKind::Foreign => "foreign_name",
-                    UnknownKind::Lint(kind) => kind,
-                },
-            );
-            out.extend_from_slice(b",\"name\":");
-            write_str(&mut out, &u.name);
-            out.extend_from_slice(b",\"message\":");
-            write_str(&mut out, &warning_text(u));
-            out.extend_from_slice(b",\"suggestion\":");
-            optional_str(&mut out, u.suggestion.as_deref());
-            out.extend_from_slice(b",\"hint\":");
-            optional_str(&mut out, u.hint.as_deref());
-            out.push(b'}');
-        }
-        out.extend_from_slice(b"]}\n");
+        let mut out = report.to_json().to_string().into_bytes();
+        out.push(b'\n');
         print(&out)?;
     } else {
-        // Denied warnings are errors: no `ok` then (as `rustc -D warnings`).
-        let denied = args.deny_warnings && !unknown.is_empty();
-        let mut text = String::from(if denied { "" } else { "ok\n" });
-        text.push_str(&format!("free variables: {}\n", join_or_none(&free)));
-        text.push_str(&format!("functions: {}\n", join_or_none(&functions)));
-        print(text.as_bytes())?;
-        let level = if denied { "error" } else { "warning" };
-        let mut err = std::io::stderr().lock();
-        for u in &unknown {
-            // Nothing more can be done if stderr is closed.
-            let _ = writeln!(err, "{level}: {}", warning_text(u));
-        }
-        if denied {
-            let _ = writeln!(err, "error: warnings denied (--deny-warnings)");
-        }
+        print_text(&report, &args.expr)?;
     }
-    if args.deny_warnings && !unknown.is_empty() {
-        return Err(Exit {
+    if valid {
+        Ok(())
+    } else {
+        Err(Exit {
             code: 1,
             message: None,
-        });
+        })
     }
+}
+
+/// The text report: `ok` (when valid), the free variables and functions
+/// on stdout; each error with its caret and each warning on stderr
+/// (denied warnings as `error:`).
+fn print_text(report: &CheckReport, source: &str) -> Result<(), Exit> {
+    let mut err = String::new();
+    for d in &report.errors {
+        err.push_str(&d.render(source));
+    }
+    if let (Some(free), Some(functions)) = (&report.free_variables, &report.functions) {
+        let mut text = String::from(if report.is_valid() { "ok\n" } else { "" });
+        if report.errors.is_empty() {
+            text.push_str(&format!("free variables: {}\n", join_or_none(free)));
+            text.push_str(&format!("functions: {}\n", join_or_none(functions)));
+        }
+        print(text.as_bytes())?;
+    }
+    let denied = report
+        .warnings
+        .iter()
+        .any(|w| w.diagnostic.severity == Severity::Error);
+    for w in &report.warnings {
+        err.push_str(&format!(
+            "{}: {}\n",
+            w.diagnostic.severity.name(),
+            w.diagnostic.message
+        ));
+    }
+    if denied {
+        err.push_str("error: warnings denied (--deny-warnings)\n");
+    }
+    let mut stderr = std::io::stderr().lock();
+    // Nothing more can be done if stderr is closed.
+    let _ = stderr.write_all(err.as_bytes());
     Ok(())
 }
 
-/// Reports `errors` (at least one), status 1: each rendered under the
-/// source, or as JSON, the first as `error` and all of them as `errors`.
-fn fail(args: &CheckArgs, errors: &[(Error, Vec<String>)]) -> Result<(), Exit> {
-    if args.json {
-        print(&errors_json(errors))?;
-        return Err(Exit {
-            code: 1,
-            message: None,
-        });
-    }
-    let rendered = errors
-        .iter()
-        .map(|(e, _)| render_error(e, &args.expr))
-        .collect();
-    Err(Exit::expression(rendered))
-}
-
-fn warning_text(u: &Unknown) -> String {
-    if let Some(m) = &u.message {
-        return m.clone();
-    }
-    let what = match u.kind {
-        UnknownKind::Field => "a field of the records",
-        UnknownKind::Method => "a built-in method",
-        UnknownKind::Foreign | UnknownKind::Lint(_) => "an XPR name",
-    };
-    match (&u.hint, &u.suggestion) {
-        (Some(h), _) => format!("'{}' is not {what} ({h})", u.name),
-        (None, Some(s)) => format!("'{}' is not {what} (did you mean '{s}'?)", u.name),
-        (None, None) => format!("'{}' is not {what}", u.name),
-    }
-}
-
-fn join_or_none(items: &[&str]) -> String {
+fn join_or_none(items: &[String]) -> String {
     if items.is_empty() {
         "(none)".to_string()
     } else {
         items.join(", ")
     }
-}
-
-fn list(out: &mut Vec<u8>, items: &[&str]) {
-    out.push(b'[');
-    for (i, s) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_str(out, s);
-    }
-    out.push(b']');
 }
 
 fn print(bytes: &[u8]) -> Result<(), Exit> {
@@ -279,61 +101,6 @@ fn print(bytes: &[u8]) -> Result<(), Exit> {
         .write_all(bytes)
         .and_then(|()| stdout.flush())
         .map_err(Exit::from_stdout)
-}
-
-/// The machine-readable diagnostics of a failed check: `error`, the first,
-/// and `errors`, all of them (the first included), each with `kind`,
-/// `message`, `text`, `position`, `span`, `expected` and `hint`.
-fn errors_json(errors: &[(Error, Vec<String>)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.extend_from_slice(b"{\"valid\":false,\"error\":");
-    if let Some((e, expected)) = errors.first() {
-        error_json(&mut out, e, expected);
-    } else {
-        out.extend_from_slice(b"null");
-    }
-    out.extend_from_slice(b",\"errors\":[");
-    for (i, (e, expected)) in errors.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        error_json(&mut out, e, expected);
-    }
-    out.extend_from_slice(b"]}\n");
-    out
-}
-
-/// One diagnostic object.
-fn error_json(out: &mut Vec<u8>, e: &Error, expected: &[String]) {
-    out.extend_from_slice(b"{\"kind\":");
-    write_str(out, e.kind().name());
-    out.extend_from_slice(b",\"message\":");
-    write_str(out, e.message());
-    out.extend_from_slice(b",\"text\":");
-    write_str(out, &e.to_string());
-    match e.span() {
-        Some(span) => out.extend_from_slice(
-            format!(
-                ",\"position\":{},\"span\":{{\"start\":{},\"end\":{}}}",
-                span.start, span.start, span.end
-            )
-            .as_bytes(),
-        ),
-        None => out.extend_from_slice(b",\"position\":null,\"span\":null"),
-    }
-    out.extend_from_slice(b",\"expected\":");
-    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
-    list(out, &expected);
-    out.extend_from_slice(b",\"hint\":");
-    optional_str(out, e.hint());
-    out.push(b'}');
-}
-
-fn optional_str(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        Some(s) => write_str(out, s),
-        None => out.extend_from_slice(b"null"),
-    }
 }
 
 /// The top-level field names of the first record of `path` (NDJSON, or a

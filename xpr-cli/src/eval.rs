@@ -54,9 +54,10 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
 /// Runs `xpr eval`: the result as JSON on stdout.
 pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     let context = context(args)?;
-    let engine = args.limits.engine();
-    let (program, value) = engine
-        .compile(&args.expr)
+    let engine = args.guard.apply(args.limits.engine());
+    let (program, value) = args
+        .guard
+        .compile(&engine, &args.expr)
         .and_then(|program| {
             let value = program.run(&context)?;
             Ok((program, value))

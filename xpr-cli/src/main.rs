@@ -138,6 +138,9 @@ pub struct EvalArgs {
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -195,6 +198,9 @@ pub struct RunArgs {
     /// No progress bar and no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -214,6 +220,9 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -241,6 +250,9 @@ pub struct CheckArgs {
     /// Exit with status 1 when there are warnings (unknown fields, other languages' names and methods, likely mistakes).
     #[arg(long)]
     pub deny_warnings: bool,
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -254,6 +266,72 @@ pub struct DisasmArgs {
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// The functions and methods expressions may use (`eval`, `run`,
+/// `batch`, `check`) or the card describes (`card`).
+#[derive(Debug, Clone, Args)]
+pub struct CapabilityArgs {
+    /// Allow only these functions and methods (built-in or not),
+    /// comma-separated: using any other is an expression error.
+    #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
+    pub allow: Option<Vec<String>>,
+    /// Deny these functions and methods, comma-separated (`--deny
+    /// now,random` for reproducible runs).
+    #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
+    pub deny: Vec<String>,
+}
+
+impl CapabilityArgs {
+    /// `engine` with the allowed and denied functions and methods.
+    pub fn apply(&self, engine: xpr::Engine) -> xpr::Engine {
+        let engine = match &self.allow {
+            Some(allow) => engine.allow_only(names(allow)),
+            None => engine,
+        };
+        engine.deny(names(&self.deny))
+    }
+}
+
+/// The guardrails of `eval`, `run`, `batch` and `check`: the functions
+/// and methods expressions may use, and the type their result must have.
+#[derive(Debug, Clone, Args)]
+pub struct GuardArgs {
+    /// `--allow`, `--deny`.
+    #[command(flatten)]
+    pub capabilities: CapabilityArgs,
+    /// The type every result must have: boolean, number, string, array,
+    /// object or null. Checked before the first record when the
+    /// expression's form shows its type, else on each result.
+    #[arg(long, value_name = "TYPE", value_parser = parse_type)]
+    pub expect: Option<xpr::ValueType>,
+}
+
+fn parse_type(s: &str) -> Result<xpr::ValueType, String> {
+    s.parse()
+}
+
+/// The names of a comma-separated list, trimmed, without empty ones.
+fn names(list: &[String]) -> impl Iterator<Item = &str> {
+    list.iter().map(|n| n.trim()).filter(|n| !n.is_empty())
+}
+
+impl GuardArgs {
+    /// `engine` with the allowed and denied functions and methods.
+    pub fn apply(&self, engine: xpr::Engine) -> xpr::Engine {
+        self.capabilities.apply(engine)
+    }
+
+    /// Compiles `source` with `engine`, for results of the `--expect` type.
+    ///
+    /// # Errors
+    /// Any compile error, a result type known to differ from `--expect`.
+    pub fn compile(&self, engine: &xpr::Engine, source: &str) -> Result<xpr::Program, xpr::Error> {
+        match self.expect {
+            Some(t) => engine.compile_expecting(source, t),
+            None => engine.compile(source),
+        }
+    }
 }
 
 /// A budget on the command line: a number, or `none` for unlimited.

@@ -507,9 +507,10 @@ fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
 /// Runs `xpr run`.
 pub fn run(args: &RunArgs) -> Result<(), Exit> {
     let started = Instant::now();
-    let engine = args.limits.engine();
-    let program = engine
-        .compile(&args.expr)
+    let engine = args.guard.apply(args.limits.engine());
+    let program = args
+        .guard
+        .compile(&engine, &args.expr)
         .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     super::warn_unknown_functions(&program);
     let inputs = input::open(&args.files)?;

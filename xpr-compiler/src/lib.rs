@@ -56,7 +56,7 @@ use std::sync::Arc;
 use xpr_syntax::ast::Expr;
 use xpr_vm::program::{ProgramParts, Proto};
 use xpr_vm::stdlib;
-use xpr_vm::{Error, HostFunction, Op, Program};
+use xpr_vm::{Capabilities, Error, HostFunction, Op, Program};
 
 use calls::CallKind;
 use scope::FnState;
@@ -74,6 +74,13 @@ pub struct CompileEnv {
     /// each regex's own. Default
     /// [`stdlib::regex::DEFAULT_PROGRAM_REGEX_BYTES`] (8 MiB).
     pub max_regex_bytes: Option<u64>,
+    /// The functions and methods expressions may use (default: all). The
+    /// first call of any other name that is not a local, and the first
+    /// method call of any other name, is an error
+    /// ([`Capabilities::denial`], kind [`xpr_vm::ErrorKind::Access`]); a built-in
+    /// or host function's name that is not allowed, read as a value, is
+    /// only a context name (no function stands behind it).
+    pub capabilities: Capabilities,
 }
 
 impl Default for CompileEnv {
@@ -81,6 +88,7 @@ impl Default for CompileEnv {
         CompileEnv {
             host_functions: Vec::new(),
             max_regex_bytes: Some(stdlib::regex::DEFAULT_PROGRAM_REGEX_BYTES),
+            capabilities: Capabilities::all(),
         }
     }
 }

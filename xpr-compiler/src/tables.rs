@@ -81,9 +81,16 @@ impl Compiler<'_> {
         Ok(i)
     }
 
+    /// The index of method name `name` (used at `at`).
+    ///
+    /// # Errors
+    /// The capabilities' denial when the method is not allowed.
     pub(crate) fn method(&mut self, name: &str, at: ast::Span) -> Result<u16, Error> {
         if let Some(&i) = self.methods.get(name) {
             return Ok(i);
+        }
+        if !self.env.capabilities.allows(name) {
+            return Err(self.env.capabilities.denial("method", name, span(at)));
         }
         let i = u16::try_from(self.parts.methods.len()).map_err(|_| too_many(at))?;
         self.parts.methods.push(MethodRef {
@@ -125,6 +132,8 @@ impl Compiler<'_> {
         let fallback = match name {
             "PI" => Some(Value::Number(std::f64::consts::PI)),
             "E" => Some(Value::Number(std::f64::consts::E)),
+            // A function not allowed is not offered, not even as a value.
+            _ if !self.env.capabilities.allows(name) => None,
             _ => match stdlib::function_id(name) {
                 Some(id) => Some(Value::Function(Arc::new(Function::Builtin(id)))),
                 None => self

@@ -248,14 +248,15 @@ pub struct Card {
 }
 
 impl Card {
-    /// The card of every built-in and of the engine's host functions.
+    /// The card of every built-in and host function the engine allows
+    /// ([`Engine::allow_only`], [`Engine::deny`]).
     pub fn new(engine: &Engine) -> Card {
         Card::with_filter(engine, |_| true)
     }
 
-    /// The card of the functions `allowed` accepts: the others are not
-    /// listed, and the examples and corrections that call one of them are
-    /// left out. This is the seam for an engine's allowlist.
+    /// The card of the functions the engine allows ([`Engine::is_allowed`])
+    /// and `allowed` accepts: the others are not listed, and the examples
+    /// and corrections that call one of them are left out.
     pub fn with_filter(engine: &Engine, allowed: impl Fn(&CardEntry) -> bool) -> Card {
         let mut all: Vec<CardEntry> = Vec::new();
         for topic in Topic::ALL {
@@ -282,7 +283,9 @@ impl Card {
                 doc,
             });
         }
-        let (entries, denied): (Vec<_>, Vec<_>) = all.into_iter().partition(|e| allowed(e));
+        let (entries, denied): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .partition(|e| engine.is_allowed(&e.name) && allowed(e));
         let usable = |text: &str| {
             calls(text).iter().all(|(name, method)| {
                 !denied

@@ -34,18 +34,22 @@
 //! returns.
 
 mod card;
+mod check;
 mod diagnostic;
 mod engine;
+mod expect;
 mod lint;
 
 pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
-pub use diagnostic::render_error;
+pub use check::{CheckReport, Warning};
+pub use diagnostic::{Diagnostic, Severity, render_error};
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, SyntaxError, WallCeiling};
-pub use lint::{Lint, Severity};
+pub use expect::ValueType;
+pub use lint::Lint;
 pub use xpr_vm::foreign;
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
-    Arity, CancelHandle, Clock, Context, Error, ErrorKind, Field, HostError, Key, Map, Meter, Span,
-    Stopwatch, SystemStopwatch, Value, Vm,
+    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, Field, HostError, Key,
+    Map, Meter, Span, Stopwatch, SystemStopwatch, Value, Vm,
 };

@@ -19,19 +19,14 @@
 use xpr_syntax::ast::{BinaryOp, Element, Expr, ExprKind, LogicalOp, Pattern, UnaryOp};
 use xpr_vm::{Error, Span, Value, foreign, stdlib};
 
-/// How sure a [`Lint`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    /// Evaluating fails whenever this part is reached.
-    Error,
-    /// A likely mistake: it evaluates, probably not to what was meant.
-    Warning,
-}
+use crate::diagnostic::Severity;
 
 /// One finding of [`crate::Engine::lint`].
 #[derive(Debug, Clone)]
 pub struct Lint {
-    /// Error or warning.
+    /// [`Severity::Error`]: evaluating fails whenever this part is
+    /// reached; [`Severity::Warning`]: a likely mistake, which evaluates,
+    /// probably not to what was meant.
     pub severity: Severity,
     /// What was found: `method_of_type` (an error: a method the receiver's
     /// known type lacks), `method_as_property` (a built-in method read as a
