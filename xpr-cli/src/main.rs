@@ -12,6 +12,7 @@
 //! - 2: a usage or input error: bad flags, a missing or unreadable file,
 //!   invalid JSON or UTF-8 in the input.
 
+mod audit;
 mod batch;
 mod check;
 mod eval;
@@ -134,9 +135,53 @@ pub struct EvalArgs {
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// The guardrails around evaluations that `eval`, `run` and `batch` take.
+#[derive(Debug, Args)]
+pub struct GuardArgs {
+    /// A JSON Schema every result must conform to; one that does not is an
+    /// error of kind `schema` naming the JSON pointer of the failing part.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+    /// Append one JSON line per evaluation to FILE (expression hash, fields
+    /// read, result or error, fuel, memory, CPU time); `run` writes a
+    /// program and a summary line, and one per record with `--audit-records`.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+}
+
+impl GuardArgs {
+    /// The output schema, compiled, if one was given.
+    ///
+    /// # Errors
+    /// Status 2: the file cannot be read, is longer than 16 MiB, or is not
+    /// a valid JSON Schema (`xpr: FILE: invalid output schema ...`).
+    pub fn schema(&self) -> Result<Option<xpr_schema::OutputSchema>, Exit> {
+        let Some(path) = &self.output_schema else {
+            return Ok(None);
+        };
+        let bytes = read_path(path, 16 << 20, "--output-schema")?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Exit::usage(format_args!("{}: invalid UTF-8", path.display())))?;
+        xpr_schema::OutputSchema::from_text(&text)
+            .map(Some)
+            .map_err(|e| Exit::usage(format_args!("{}: {}", path.display(), e.message())))
+    }
+
+    /// The audit log, opened for appending, if one was asked for.
+    ///
+    /// # Errors
+    /// Status 2 when it cannot be opened.
+    pub fn audit(&self) -> Result<Option<audit::AuditLog>, Exit> {
+        self.audit.as_deref().map(audit::AuditLog::open).transpose()
+    }
 }
 
 /// How the records of `run` are laid out.
@@ -191,6 +236,13 @@ pub struct RunArgs {
     /// No progress bar and no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
+    /// With `--audit`: also one line per record (by default only a program
+    /// and a summary line).
+    #[arg(long, requires = "audit")]
+    pub audit_records: bool,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -210,6 +262,9 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
