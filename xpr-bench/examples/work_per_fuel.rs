@@ -223,7 +223,6 @@ fn main() {
         fuel: None,
         memory: None,
         timeout: None,
-        wall_timeout: None,
         ..Limits::default()
     });
     let mut ctx = Map::default();

@@ -81,7 +81,7 @@ impl AuditLog {
         hash: Option<&str>,
         origin: Origin,
         at: Instant,
-        result: Result<&Value, &Error>,
+        result: Result<&Value, Failed<'_>>,
         usage: Usage,
     ) -> Result<(), Exit> {
         let mut line = Vec::new();
@@ -99,8 +99,9 @@ impl AuditLog {
         let mut out = Out::new(&mut line, json_out::STREAM_BYTES, &mut spill);
         let written = match result {
             Ok(value) => self::result(&mut out, value),
-            Err(e) => {
-                error_key(out.buf, e);
+            Err(failed) => {
+                out.buf.extend_from_slice(b"\"error\":");
+                failed.write(out.buf);
                 Ok(())
             }
         }
@@ -159,7 +160,7 @@ pub fn program_line(
     command: &str,
     hash: &str,
     expr: &str,
-    compiled: Result<&xpr::Program, &Error>,
+    compiled: Result<&xpr::Program, Failed<'_>>,
 ) {
     open_line(
         out,
@@ -177,9 +178,9 @@ pub fn program_line(
             out.extend_from_slice(b",\"fields\":");
             names(out, program.free_variables());
         }
-        Err(e) => {
+        Err(failed) => {
             out.extend_from_slice(b",\"error\":");
-            error(out, e);
+            failed.write(out);
         }
     }
     out.extend_from_slice(b"}\n");
@@ -196,29 +197,50 @@ fn names(out: &mut Vec<u8>, names: &[Key]) {
     out.push(b']');
 }
 
-/// Appends `"error":` and the error's object.
-pub fn error_key(out: &mut Vec<u8>, e: &Error) {
-    out.extend_from_slice(b"\"error\":");
-    error(out, e);
+/// An error as the log writes it: `{"kind":KIND,"message":MESSAGE,
+/// "position":N}` (`position` null when unknown; `message` without the `
+/// at position N` suffix).
+#[derive(Debug, Clone, Copy)]
+pub struct Failed<'a> {
+    /// The error's kind name (`type`, `schema`, ...; `input` for input that
+    /// could not be read).
+    pub kind: &'a str,
+    /// The message.
+    pub message: &'a str,
+    /// Where, in characters.
+    pub position: Option<u32>,
 }
 
-/// `{"kind":KIND,"message":MESSAGE,"position":N}` (`position` null when unknown).
-pub fn error(out: &mut Vec<u8>, e: &Error) {
-    error_parts(out, e.kind().name(), e.message(), e.position());
-}
-
-/// The same shape for an error that is no [`Error`] (kind `input`).
-pub fn error_parts(out: &mut Vec<u8>, kind: &str, message: &str, position: Option<u32>) {
-    out.extend_from_slice(b"{\"kind\":");
-    write_str(out, kind);
-    out.extend_from_slice(b",\"message\":");
-    write_str(out, message);
-    out.extend_from_slice(b",\"position\":");
-    match position {
-        Some(p) => out.extend_from_slice(p.to_string().as_bytes()),
-        None => out.extend_from_slice(b"null"),
+impl<'a> From<&'a Error> for Failed<'a> {
+    fn from(e: &'a Error) -> Self {
+        Failed {
+            kind: e.kind().name(),
+            message: e.message(),
+            position: e.position(),
+        }
     }
-    out.push(b'}');
+}
+
+impl Failed<'_> {
+    /// Appends the object.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"kind\":");
+        write_str(out, self.kind);
+        out.extend_from_slice(b",\"message\":");
+        write_str(out, self.message);
+        out.extend_from_slice(b",\"position\":");
+        match self.position {
+            Some(p) => integer(out, u64::from(p)),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.push(b'}');
+    }
+
+    /// Appends `"error":` and the object.
+    pub fn write_key(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"\"error\":");
+        self.write(out);
+    }
 }
 
 /// Where an evaluation line says it came from.

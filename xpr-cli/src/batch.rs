@@ -4,25 +4,27 @@
 //! Input (stdin), one object per line: `{"expression": "...", "context": {...}}`
 //! (`context` optional; other keys ignored). Output (stdout), one line per
 //! input line, in order, flushed per line: `{"ok": VALUE}` or
-//! `{"error": TEXT, "kind": KIND, "position": N}` where TEXT is the error's
-//! full text (` at position N` included), KIND an [`xpr::ErrorKind`] name or
-//! `"input"` for a line that is not a valid request, and `position` is
-//! `null` when unknown. A bad line never ends the stream.
+//! `{"error": TEXT, ...DIAGNOSTIC}`: the error's full text (` at position N`
+//! included), then the fields of its [`xpr::Diagnostic`] (`kind`,
+//! `message`, `text`, `position`, `span`, `expected`, `hint`, `severity`);
+//! KIND is an [`xpr::ErrorKind`] name or `"input"` for a line that is not a
+//! valid request. A bad line never ends the stream.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write as _};
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use xpr::{Engine, Error, Key, Program, Value, Vm};
+use xpr::{Diagnostic, Engine, Key, Program, Severity, Value, ValueType, Vm};
 use xpr_schema::OutputSchema;
 
 use super::audit::{self, AuditLog};
 use super::input::{Line, LineRead, io_text, read_line};
 use super::json_deep::{self, Top};
 use super::json_in::{self, Conv, JsonError, ValueSeed, Wanted};
-use super::json_out::{self, Out, write_str};
+use super::json_out::{self, Out};
 use super::{BatchArgs, Exit};
 
 /// Compiled programs (and compile errors) by expression text, bounded in
@@ -35,10 +37,15 @@ struct Cache {
     max_bytes: u64,
     bytes: u64,
     clock: u64,
+    /// The type results must have (`--expect`).
+    expect: Option<ValueType>,
 }
 
+/// A compiled program, or the diagnostic of its compile error.
+type Compiled = Result<Program, Arc<Diagnostic>>;
+
 struct CacheEntry {
-    result: Result<Program, Error>,
+    result: Compiled,
     bytes: u64,
     used: u64,
 }
@@ -55,28 +62,42 @@ impl Cache {
             max_bytes,
             bytes: 0,
             clock: 0,
+            expect: None,
         }
+    }
+
+    /// Compiles for results of type `expect`.
+    fn expecting(mut self, expect: Option<ValueType>) -> Self {
+        self.expect = expect;
+        self
     }
 
     /// The compiled form of `source`, compiling it on a miss. With a zero
     /// capacity nothing is kept, nor is an entry bigger than the byte bound.
     #[cfg(test)]
-    fn get(&mut self, engine: &Engine, source: &str) -> Result<Program, Error> {
+    fn get(&mut self, engine: &Engine, source: &str) -> Compiled {
         self.lookup(engine, source).0
     }
 
     /// [`Cache::get`], and whether `source` was compiled for this call
     /// (not found in the cache).
-    fn lookup(&mut self, engine: &Engine, source: &str) -> (Result<Program, Error>, bool) {
+    fn lookup(&mut self, engine: &Engine, source: &str) -> (Compiled, bool) {
         self.clock += 1;
         if let Some(entry) = self.entries.get_mut(source) {
             entry.used = self.clock;
             return (entry.result.clone(), false);
         }
-        let result = engine.compile(source);
+        let compiled = match self.expect {
+            Some(t) => engine.compile_expecting(source, t),
+            None => engine.compile(source),
+        };
+        let result = compiled.map_err(|e| Arc::new(engine.diagnose(&e, source)));
         let held = match &result {
             Ok(program) => program.heap_bytes(),
-            Err(e) => e.message().len() as u64,
+            Err(d) => {
+                let expected: usize = d.expected.iter().map(|t| t.len() + 24).sum();
+                (d.message.len() * 2 + expected + 256) as u64
+            }
         };
         let bytes = ENTRY_BYTES
             .saturating_add(source.len() as u64)
@@ -200,27 +221,24 @@ fn request(text: &str, conv: &mut Conv) -> Result<Request, JsonError> {
     }
 }
 
-fn input_line(out: &mut Vec<u8>, message: &str) {
-    out.extend_from_slice(b"{\"error\":");
-    write_str(out, message);
-    out.extend_from_slice(b",\"kind\":\"input\",\"position\":null}");
+/// The answer to a line that is not a valid request: a diagnostic of kind `input`.
+fn input_error(out: &mut Vec<u8>, message: &str) {
+    error_line(out, &Diagnostic::new("input", message, Severity::Error));
 }
 
-fn error_line(out: &mut Vec<u8>, e: &Error) {
-    out.extend_from_slice(b"{\"error\":");
-    write_str(out, &e.to_string());
-    out.extend_from_slice(b",\"kind\":");
-    write_str(out, e.kind().name());
-    out.extend_from_slice(b",\"position\":");
-    match e.position() {
-        Some(p) => out.extend_from_slice(p.to_string().as_bytes()),
-        None => out.extend_from_slice(b"null"),
+/// `{"error": TEXT, ...}` with the diagnostic's fields.
+fn error_line(out: &mut Vec<u8>, d: &Diagnostic) {
+    let mut line = serde_json::Map::new();
+    line.insert("error".into(), d.text.clone().into());
+    if let serde_json::Value::Object(fields) = d.to_json() {
+        line.extend(fields);
     }
-    out.push(b'}');
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, &line);
 }
 
 /// What answering a request needs besides the request: the engine, the
-/// compiled programs, the VM, and the guardrails.
+/// compiled programs, the VM, and the output schema and audit log.
 struct Batcher {
     engine: Engine,
     cache: Cache,
@@ -267,16 +285,19 @@ impl Batcher {
             at: Instant::now(),
             cpu_us: 0,
         };
-        let mut input_error = None;
-        let result = self.evaluate(line_no, line, &mut answered, &mut input_error)?;
+        let result = match request_of(line_no, line, self.engine.limits().value_depth) {
+            Ok(request) => self.evaluate(&request, &mut answered)?,
+            Err(message) => {
+                return self.refuse(line_no, &message, out.buf);
+            }
+        };
         match &result {
-            Some(Ok(v)) => {
+            Ok(v) => {
                 out.buf.extend_from_slice(b"{\"ok\":");
                 json_out::write_streamed(out, v, None).map_err(Exit::from_stdout)?;
                 out.buf.push(b'}');
             }
-            Some(Err(e)) => error_line(out.buf, e),
-            None => input_line(out.buf, input_error.as_deref().unwrap_or_default()),
+            Err(d) => error_line(out.buf, d),
         }
         let Some(log) = &mut self.log else {
             return Ok(());
@@ -286,60 +307,72 @@ impl Batcher {
         } else {
             audit::Usage::default()
         };
-        match &result {
-            Some(result) => log.evaluation(
-                answered.hash.as_deref(),
-                audit::Origin::Line(line_no),
-                answered.at,
-                result.as_ref(),
-                usage,
-            ),
-            None => log_input(log, line_no, input_error.as_deref().unwrap_or_default()),
-        }
+        let result = match &result {
+            Ok(v) => Ok(v),
+            Err(d) => Err(audit::Failed {
+                kind: &d.kind,
+                message: &d.message,
+                position: d.position(),
+            }),
+        };
+        let origin = audit::Origin::Line(line_no);
+        log.evaluation(answered.hash.as_deref(), origin, answered.at, result, usage)
     }
 
-    /// Answers a line that is no request (too long) with `message`, and logs it.
+    /// Answers a line that is no valid request with an error of kind
+    /// `input`, and logs it.
     ///
     /// # Errors
     /// The audit log cannot be written.
     fn refuse(&mut self, line_no: u64, message: &str, out: &mut Vec<u8>) -> Result<(), Exit> {
-        input_line(out, message);
-        match &mut self.log {
-            Some(log) => log_input(log, line_no, message),
-            None => Ok(()),
-        }
+        input_error(out, message);
+        let Some(log) = &mut self.log else {
+            return Ok(());
+        };
+        let failed = audit::Failed {
+            kind: "input",
+            message,
+            position: None,
+        };
+        let origin = audit::Origin::Line(line_no);
+        log.evaluation(
+            None,
+            origin,
+            Instant::now(),
+            Err(failed),
+            audit::Usage::default(),
+        )
     }
 
-    /// The outcome of one line's request; `None` when the line is not a
-    /// valid request (`input_error` then says why).
+    /// The outcome of a request: its value, checked against the output
+    /// schema, or the diagnostic of its error.
+    ///
+    /// # Errors
+    /// The audit log cannot be written (its program line).
     fn evaluate(
         &mut self,
-        line_no: u64,
-        line: &[u8],
+        request: &Request,
         answered: &mut Answered,
-        input_error: &mut Option<String>,
-    ) -> Result<Option<Result<Value, Error>>, Exit> {
-        let request = match request_of(line_no, line, self.engine.limits().value_depth) {
-            Ok(r) => r,
-            Err(message) => {
-                *input_error = Some(message);
-                return Ok(None);
-            }
-        };
+    ) -> Result<Result<Value, Arc<Diagnostic>>, Exit> {
         let expr = &request.expression;
         let (compiled, fresh) = self.cache.lookup(&self.engine, expr);
         if let Some(log) = &mut self.log {
             let hash = audit::hash(expr);
             if fresh {
                 let mut text = Vec::new();
-                audit::program_line(&mut text, "batch", &hash, expr, compiled.as_ref());
+                let compiled = compiled.as_ref().map_err(|d| audit::Failed {
+                    kind: &d.kind,
+                    message: &d.message,
+                    position: d.position(),
+                });
+                audit::program_line(&mut text, "batch", &hash, expr, compiled);
                 log.write(&text)?;
             }
             answered.hash = Some(hash);
         }
         let program = match compiled {
             Ok(program) => program,
-            Err(e) => return Ok(Some(Err(e))),
+            Err(d) => return Ok(Err(d)),
         };
         let started = self.log.is_some().then(|| self.timing.start());
         let result = match &request.context {
@@ -350,29 +383,12 @@ impl Batcher {
         if let Some(started) = started {
             (answered.at, answered.cpu_us) = self.timing.stop(started);
         }
-        Ok(Some(match (&self.schema, result) {
+        let result = match (&self.schema, result) {
             (Some(schema), Ok(value)) => schema.check(&value).map(|()| value),
             (_, result) => result,
-        }))
+        };
+        Ok(result.map_err(|e| Arc::new(self.engine.diagnose(&e, expr))))
     }
-}
-
-/// Logs the answer to a line that is no valid request: an `evaluation`
-/// line with no hash and an error of kind `input`.
-fn log_input(log: &mut AuditLog, line_no: u64, message: &str) -> Result<(), Exit> {
-    let mut text = Vec::new();
-    let origin = audit::Origin::Line(line_no);
-    audit::evaluation_head(
-        &mut text,
-        &mut audit::Stamp::new(),
-        Instant::now(),
-        None,
-        origin,
-    );
-    text.extend_from_slice(b"\"error\":");
-    audit::error_parts(&mut text, "input", message, None);
-    audit::evaluation_tail(&mut text, audit::Usage::default());
-    log.write(&text)
 }
 
 /// Reads one line's request; `Err` is the text of its `input` error.
@@ -413,11 +429,11 @@ fn request_of(line_no: u64, line: &[u8], max_depth: u32) -> Result<Request, Stri
 /// Runs `xpr batch`.
 pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
     let mut batcher = Batcher::new(
-        args.limits.engine(),
-        Cache::new(args.cache, args.cache_bytes),
+        args.guard.apply(args.limits.engine()),
+        Cache::new(args.cache, args.cache_bytes).expecting(args.guard.expect),
     );
-    batcher.schema = args.guard.schema()?;
-    batcher.log = args.guard.audit()?;
+    batcher.schema = args.output.schema()?;
+    batcher.log = args.output.audit()?;
     let mut stdin = std::io::BufReader::with_capacity(64 << 10, std::io::stdin().lock());
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let mut line = Vec::new();
@@ -564,7 +580,11 @@ mod tests {
             "{got}"
         );
         assert!(
-            got.ends_with(",\"kind\":\"input\",\"position\":null}"),
+            got.ends_with(
+                ",\"kind\":\"input\",\"message\":\"line 7: missing field `expression`\",\
+                 \"text\":\"line 7: missing field `expression`\",\"position\":null,\"span\":null,\
+                 \"expected\":[],\"hint\":null,\"severity\":\"error\"}"
+            ),
             "{got}"
         );
         let got = answer_text("{\"expression\": \"1\"");

@@ -54,15 +54,16 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
 
 /// Runs `xpr eval`: the result as JSON on stdout.
 pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
-    let schema = args.guard.schema()?;
-    let mut log = args.guard.audit()?;
+    let schema = args.output.schema()?;
+    let mut log = args.output.audit()?;
     let context = context(args)?;
-    let engine = args.limits.engine();
-    let compiled = engine.compile(&args.expr);
+    let engine = args.guard.apply(args.limits.engine());
+    let compiled = args.guard.compile(&engine, &args.expr);
     let hash = log.as_ref().map(|_| audit::hash(&args.expr));
     if let (Some(log), Some(hash)) = (&mut log, &hash) {
         let mut line = Vec::new();
-        audit::program_line(&mut line, "eval", hash, &args.expr, compiled.as_ref());
+        let compiled = compiled.as_ref().map_err(audit::Failed::from);
+        audit::program_line(&mut line, "eval", hash, &args.expr, compiled);
         log.write(&line)?;
         log.flush()?;
     }
@@ -79,7 +80,8 @@ pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     if let (Some(log), Some(hash)) = (&mut log, &hash) {
         let usage = audit::Usage::of(&vm, cpu_us);
         let origin = audit::Origin::Single;
-        log.evaluation(Some(hash), origin, at, result.as_ref(), usage)?;
+        let result = result.as_ref().map_err(audit::Failed::from);
+        log.evaluation(Some(hash), origin, at, result, usage)?;
         log.flush()?;
     }
     let value = result.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;

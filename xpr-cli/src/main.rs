@@ -1,6 +1,7 @@
 //! The `xpr` command-line tool: evaluate XPR expressions once (`eval`), over
 //! streams of JSON records (`run`), in bulk for harnesses (`batch`), or only
-//! check and list them (`check`, `disasm`). See `docs/cli.md`.
+//! check and list them (`check`, `disasm`), or describe the language
+//! (`card`). See `docs/cli.md`.
 //!
 //! This file: argument parsing (clap, derive), the shared limits flags, exit
 //! statuses, and dispatch to one module per subcommand.
@@ -14,6 +15,7 @@
 
 mod audit;
 mod batch;
+mod card;
 mod check;
 mod eval;
 mod input;
@@ -111,6 +113,8 @@ enum Command {
     Check(CheckArgs),
     /// Print the bytecode listing of a compiled expression.
     Disasm(DisasmArgs),
+    /// Print the language card: XPR in brief, for an LLM's system prompt.
+    Card(card::CardArgs),
 }
 
 /// `eval` flags.
@@ -135,17 +139,21 @@ pub struct EvalArgs {
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
-    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
 }
 
-/// The guardrails around evaluations that `eval`, `run` and `batch` take.
+/// What `eval`, `run` and `batch` do with results besides writing them:
+/// check them against an output schema, log them.
 #[derive(Debug, Args)]
-pub struct GuardArgs {
+pub struct OutputArgs {
     /// A JSON Schema every result must conform to; one that does not is an
     /// error of kind `schema` naming the JSON pointer of the failing part.
     #[arg(long, value_name = "FILE")]
@@ -157,7 +165,7 @@ pub struct GuardArgs {
     pub audit: Option<PathBuf>,
 }
 
-impl GuardArgs {
+impl OutputArgs {
     /// The output schema, compiled, if one was given.
     ///
     /// # Errors
@@ -236,9 +244,12 @@ pub struct RunArgs {
     /// No progress bar and no summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// With `--audit`: also one line per record (by default only a program
     /// and a summary line).
     #[arg(long, requires = "audit")]
@@ -262,9 +273,12 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
-    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -292,6 +306,9 @@ pub struct CheckArgs {
     /// Exit with status 1 when there are warnings (unknown fields).
     #[arg(long)]
     pub deny_warnings: bool,
+    /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
+    #[command(flatten)]
+    pub guard: GuardArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -305,6 +322,72 @@ pub struct DisasmArgs {
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// The functions and methods expressions may use (`eval`, `run`,
+/// `batch`, `check`) or the card describes (`card`).
+#[derive(Debug, Clone, Args)]
+pub struct CapabilityArgs {
+    /// Allow only these functions and methods (built-in or not),
+    /// comma-separated: using any other is an expression error.
+    #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
+    pub allow: Option<Vec<String>>,
+    /// Deny these functions and methods, comma-separated (`--deny
+    /// now,random` for reproducible runs).
+    #[arg(long, value_name = "NAME,NAME", value_delimiter = ',')]
+    pub deny: Vec<String>,
+}
+
+impl CapabilityArgs {
+    /// `engine` with the allowed and denied functions and methods.
+    pub fn apply(&self, engine: xpr::Engine) -> xpr::Engine {
+        let engine = match &self.allow {
+            Some(allow) => engine.allow_only(names(allow)),
+            None => engine,
+        };
+        engine.deny(names(&self.deny))
+    }
+}
+
+/// The guardrails of `eval`, `run`, `batch` and `check`: the functions
+/// and methods expressions may use, and the type their result must have.
+#[derive(Debug, Clone, Args)]
+pub struct GuardArgs {
+    /// `--allow`, `--deny`.
+    #[command(flatten)]
+    pub capabilities: CapabilityArgs,
+    /// The type every result must have: boolean, number, string, array,
+    /// object or null. Checked before the first record when the
+    /// expression's form shows its type, else on each result.
+    #[arg(long, value_name = "TYPE", value_parser = parse_type)]
+    pub expect: Option<xpr::ValueType>,
+}
+
+fn parse_type(s: &str) -> Result<xpr::ValueType, String> {
+    s.parse()
+}
+
+/// The names of a comma-separated list, trimmed, without empty ones.
+fn names(list: &[String]) -> impl Iterator<Item = &str> {
+    list.iter().map(|n| n.trim()).filter(|n| !n.is_empty())
+}
+
+impl GuardArgs {
+    /// `engine` with the allowed and denied functions and methods.
+    pub fn apply(&self, engine: xpr::Engine) -> xpr::Engine {
+        self.capabilities.apply(engine)
+    }
+
+    /// Compiles `source` with `engine`, for results of the `--expect` type.
+    ///
+    /// # Errors
+    /// Any compile error, a result type known to differ from `--expect`.
+    pub fn compile(&self, engine: &xpr::Engine, source: &str) -> Result<xpr::Program, xpr::Error> {
+        match self.expect {
+            Some(t) => engine.compile_expecting(source, t),
+            None => engine.compile(source),
+        }
+    }
 }
 
 /// A budget on the command line: a number, or `none` for unlimited.
@@ -432,6 +515,7 @@ fn main() -> ExitCode {
         Command::Batch(a) => batch::batch(&a),
         Command::Check(a) => check::check(&a),
         Command::Disasm(a) => eval::disasm(&a),
+        Command::Card(a) => card::card(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

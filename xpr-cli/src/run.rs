@@ -361,11 +361,13 @@ impl Job<'_> {
                     let _ = audit::result(&mut out, v);
                 }
             },
-            Err(Failure::Eval(e)) => audit::error_key(&mut o.audit, e),
-            Err(Failure::Input(message) | Failure::Unended(message)) => {
-                o.audit.extend_from_slice(b"\"error\":");
-                audit::error_parts(&mut o.audit, "input", message, None);
+            Err(Failure::Eval(e)) => audit::Failed::from(e).write_key(&mut o.audit),
+            Err(Failure::Input(message) | Failure::Unended(message)) => audit::Failed {
+                kind: "input",
+                message,
+                position: None,
             }
+            .write_key(&mut o.audit),
         }
         audit::evaluation_tail(&mut o.audit, usage);
     }
@@ -731,14 +733,15 @@ fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
 /// Runs `xpr run`.
 pub fn run(args: &RunArgs) -> Result<(), Exit> {
     let started = Instant::now();
-    let schema = args.guard.schema()?;
-    let mut log = args.guard.audit()?;
-    let engine = args.limits.engine();
-    let compiled = engine.compile(&args.expr);
+    let schema = args.output.schema()?;
+    let mut log = args.output.audit()?;
+    let engine = args.guard.apply(args.limits.engine());
+    let compiled = args.guard.compile(&engine, &args.expr);
     let hash = log.as_ref().map(|_| audit::hash(&args.expr));
     if let (Some(log), Some(hash)) = (&mut log, &hash) {
         let mut line = Vec::new();
-        audit::program_line(&mut line, "run", hash, &args.expr, compiled.as_ref());
+        let compiled = compiled.as_ref().map_err(audit::Failed::from);
+        audit::program_line(&mut line, "run", hash, &args.expr, compiled);
         log.write(&line)?;
         log.flush()?;
     }

@@ -13,7 +13,9 @@ mod common;
 use std::io::{Read as _, Write as _};
 use std::process::{Output, Stdio};
 
-use common::{assert_fails, code, run, run_with, spawn, stderr, stdout, temp_file, xpr};
+use common::{
+    assert_fails, batch_input_error, code, run, run_with, spawn, stderr, stdout, temp_file, xpr,
+};
 
 // ------------------------------------------------------------ the context
 
@@ -246,7 +248,7 @@ fn a_too_long_line_is_skipped_and_an_unended_one_ends_the_run() {
             2,
             "xpr: line 4: standard input ended inside this line, longer than 1000000 bytes (--max-record-bytes)",
         );
-        let too_long = "{\"error\":\"line 2: longer than 1000000 bytes (--max-record-bytes)\",\"kind\":\"input\",\"position\":null}";
+        let too_long = batch_input_error("line 2: longer than 1000000 bytes (--max-record-bytes)");
         assert_eq!(
             stdout(&o),
             format!(
@@ -490,8 +492,8 @@ fn json_nesting_is_read_to_the_value_depth_limit_on_every_route() {
             assert_eq!(
                 stdout(&o),
                 format!(
-                    "{{\"error\":\"line 1: {}\",\"kind\":\"input\",\"position\":null}}\n",
-                    too_deep(1000)
+                    "{}\n",
+                    batch_input_error(&format!("line 1: {}", too_deep(1000)))
                 )
             );
         }

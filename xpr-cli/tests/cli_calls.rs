@@ -152,7 +152,17 @@ fn batch_answers_each_request_as_the_library_does() {
     assert_eq!(out[0], json!({"ok": [false, true, 1]}));
     assert_eq!(
         out[1],
-        json!({"error": "Unknown function 'nope' at position 0", "kind": "reference", "position": 0})
+        json!({
+            "error": "Unknown function 'nope' at position 0",
+            "kind": "reference",
+            "message": "Unknown function 'nope'",
+            "text": "Unknown function 'nope' at position 0",
+            "position": 0,
+            "span": {"start": 0, "end": 7},
+            "expected": [],
+            "hint": null,
+            "severity": "error"
+        })
     );
     assert_eq!(out[2], json!({"ok": 2}));
 }

@@ -17,7 +17,10 @@ use xpr_vm::stdlib;
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Key, Op, Value};
 
-use super::{CompileEnv, Compiler, Var, error_at, has_spread, restricted, too_many};
+use crate::errors::{error_at, restricted, span, too_many};
+use crate::expr::has_spread;
+use crate::scope::Var;
+use crate::{CompileEnv, Compiler};
 
 /// The message of `Unknown function 'f'`, with a hint: for a call, the
 /// method of that name when there is one (`upper(s)` is written
@@ -68,9 +71,25 @@ pub(crate) enum CallKind {
 impl Compiler<'_> {
     /// How `name` in call position resolves: a local; else (after the
     /// context, at run time) a built-in, a host function, or nothing.
+    ///
+    /// # Errors
+    /// The capabilities' denial when a name that is not a local is not
+    /// allowed (whatever it names: a built-in, a host function, a method
+    /// through a pipe, a context function, nothing).
     fn callee(&mut self, name: &str, at: ast::Span) -> Result<Callee, Error> {
         if let Some(v) = self.resolve(name) {
             return Ok(Callee::Var(v));
+        }
+        if !self.env.capabilities.allows(name) {
+            let what = if stdlib::function_id(name).is_none()
+                && !self.env.host_functions.iter().any(|h| h.name == name)
+                && stdlib::method_id(name).is_some()
+            {
+                "method"
+            } else {
+                "function"
+            };
+            return Err(self.env.capabilities.denial(what, name, span(at)));
         }
         let global = self.global(name, false, at)?;
         let global = u16::try_from(global).map_err(|_| too_many(at))?;

@@ -36,7 +36,9 @@ pub enum ErrorKind {
     Arity,
     /// Division by zero or a non-finite result: `1 / 0`, `2 ** 2000`, `sqrt(-1)`.
     Arithmetic,
-    /// A restricted property name: `o.__proto__`, `o["constructor"]`.
+    /// A restricted property name: `o.__proto__`, `o["constructor"]`; or
+    /// a function or method the engine's [`crate::Capabilities`] do not
+    /// allow (`Access denied: function 'now' is not allowed`).
     Access,
     /// A value that is the right type but not acceptable: `range(0, 5, 0)`,
     /// `[].avg()`, `[...null]`, `fromEntries([1])`, `let [a] = {}; a`.

@@ -2,6 +2,7 @@
 //! `Program` it hands out.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -9,9 +10,11 @@ use std::time::Duration;
 
 use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
 use xpr_vm::{
-    Arity, CancelHandle, Clock, Context, Error, ErrorKind, HostError, HostFunction, Key, Meter,
-    RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
+    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError, HostFunction,
+    Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
 };
+
+use crate::expect::{self, ValueType};
 
 /// Every budget of a compile and a run. `None` means unlimited.
 ///
@@ -104,9 +107,12 @@ pub use xpr_vm::{Randomness, WallCeiling};
 pub struct Engine {
     limits: Limits,
     host: Vec<Arc<HostFunction>>,
+    /// Signatures and meanings of host functions, by name ([`Engine::describe`]).
+    host_docs: BTreeMap<String, (String, String)>,
     clock: Clock,
     randomness: Randomness,
     stopwatch: Option<Arc<dyn Stopwatch>>,
+    capabilities: Capabilities,
 }
 
 impl Default for Engine {
@@ -121,6 +127,7 @@ impl fmt::Debug for Engine {
             .field("limits", &self.limits)
             .field("host", &self.host)
             .field("randomness", &self.randomness)
+            .field("capabilities", &self.capabilities)
             .finish_non_exhaustive()
     }
 }
@@ -131,10 +138,67 @@ impl Engine {
         Engine {
             limits: Limits::default(),
             host: Vec::new(),
+            host_docs: BTreeMap::new(),
             clock: Clock::System,
             randomness: Randomness::Entropy,
             stopwatch: None,
+            capabilities: Capabilities::all(),
         }
+    }
+
+    /// Allows expressions only the named functions and methods (built-in,
+    /// host, or supplied by the context), replacing any earlier allowlist;
+    /// names denied stay denied. Using any other is a compile error, kind
+    /// [`ErrorKind::Access`], naming the name used and listing the allowed
+    /// ones. See [`Capabilities`].
+    ///
+    /// ```
+    /// let engine = xpr::Engine::new().allow_only(["filter", "round"]);
+    /// assert!(engine.compile("items.filter(x => round(x.price) > 5)").is_ok());
+    /// let e = engine.compile("items.map(x => x.price)").unwrap_err();
+    /// assert_eq!(e.kind(), xpr::ErrorKind::Access);
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "Access denied: method 'map' is not allowed (allowed: filter, round) at position 6"
+    /// );
+    /// ```
+    pub fn allow_only<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.capabilities = self.capabilities.allow_only(names);
+        self
+    }
+
+    /// Denies expressions the named functions and methods (for
+    /// reproducible runs: `now` and `random`), besides any denied before.
+    /// Using one is a compile error, as for [`Engine::allow_only`].
+    pub fn deny<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.capabilities = self.capabilities.deny(names);
+        self
+    }
+
+    /// Replaces the allowed and denied functions and methods.
+    pub fn with_capabilities(mut self, capabilities: Capabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// The allowed and denied functions and methods.
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.capabilities
+    }
+
+    /// Whether expressions compiled by this engine may use the function or
+    /// method `name` (for tools that describe the language to a user or an
+    /// LLM: offer only what is allowed).
+    pub fn is_allowed(&self, name: &str) -> bool {
+        self.capabilities.allows(name)
     }
 
     /// Replaces the limits.
@@ -243,6 +307,53 @@ impl Engine {
         Ok(self)
     }
 
+    /// Describes host function `name` for the language card ([`crate::card`]):
+    /// `sig` its parameters and result as the card writes a built-in's
+    /// (`"(amount, rate?) -> number"`: `?` an optional parameter, `...` the
+    /// rest), `doc` what it does in one line. Without a description the card
+    /// shows the arity alone (`vat(arg1) -> any: host function`).
+    ///
+    /// # Errors
+    /// When no host function `name` is registered, when `sig` is malformed
+    /// or admits other argument counts than the registered arity, or when
+    /// `doc` is empty or spans lines.
+    pub fn describe(&mut self, name: &str, sig: &str, doc: &str) -> Result<&mut Self, Error> {
+        let reject = |why: String| {
+            Err(Error::new(
+                ErrorKind::Host,
+                format!("cannot describe '{name}': {why}"),
+            ))
+        };
+        let Some(arity) = self.host.iter().find(|h| h.name == name).map(|h| h.arity) else {
+            return reject("no host function has that name".into());
+        };
+        match xpr_vm::stdlib::catalog::sig_arity(sig) {
+            Some(a) if a == arity => {}
+            Some(a) => return reject(format!("'{sig}' takes {a} arguments, registered {arity}")),
+            None => {
+                return reject(format!(
+                    "'{sig}' is not a signature such as '(a, b?) -> number'"
+                ));
+            }
+        }
+        if doc.trim().is_empty() || doc.contains('\n') {
+            return reject("the description must be one non-empty line".into());
+        }
+        self.host_docs
+            .insert(name.to_string(), (sig.to_string(), doc.to_string()));
+        Ok(self)
+    }
+
+    /// The registered host functions, each with its [`Engine::describe`]
+    /// signature and meaning if any, in registration order.
+    pub(crate) fn host_entries(
+        &self,
+    ) -> impl Iterator<Item = (&HostFunction, Option<&(String, String)>)> {
+        self.host
+            .iter()
+            .map(|h| (&**h, self.host_docs.get(&h.name)))
+    }
+
     /// Parses and compiles `source` once.
     ///
     /// # Errors
@@ -255,10 +366,15 @@ impl Engine {
         let env = xpr_compiler::CompileEnv {
             host_functions: self.host.clone(),
             max_regex_bytes: self.limits.max_regex_bytes,
+            capabilities: self.capabilities.clone(),
         };
         let program = xpr_compiler::compile(&ast, &env)?;
         Ok(Program {
             program,
+            result_type: expect::static_type(&ast),
+            expected: None,
+            check_result: false,
+            root: Span::new(ast.span.start, ast.span.end),
             config: Arc::new(RunOptions {
                 limits: self.limits.vm(),
                 clock: self.clock.clone(),
@@ -267,6 +383,34 @@ impl Engine {
                 stopwatch: self.stopwatch.clone(),
             }),
         })
+    }
+
+    /// Compiles `source` for results of type `expected` (a rule or a
+    /// filter: [`ValueType::Boolean`]): as [`Engine::compile`], then
+    /// [`Program::expecting`].
+    ///
+    /// # Errors
+    /// Any compile error; `Type error: expected boolean, but this
+    /// expression yields a number` (kind [`ErrorKind::Type`], at the whole
+    /// expression, with a hint) when the expression's form shows it
+    /// never yields the expected type.
+    ///
+    /// ```
+    /// use xpr::{Engine, ValueType};
+    /// let e = Engine::new().compile_expecting("total * 2", ValueType::Boolean).unwrap_err();
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "Type error: expected boolean, but this expression yields a number \
+    ///      (write a comparison such as 'x > 0') at position 0"
+    /// );
+    /// ```
+    pub fn compile_expecting(&self, source: &str, expected: ValueType) -> Result<Program, Error> {
+        self.compile(source)?.expecting(expected)
+    }
+
+    /// The parse options of the engine's limits.
+    pub(crate) fn parse_options(&self) -> ParseOptions {
+        self.limits.parse()
     }
 
     /// Compiles and runs `source` once against `context`.
@@ -315,6 +459,15 @@ pub struct RunConfig {
 #[derive(Clone)]
 pub struct Program {
     program: xpr_vm::Program,
+    /// The type every result has, when known from the expression's form.
+    result_type: Option<ValueType>,
+    /// The type results must have ([`Program::expecting`]).
+    expected: Option<ValueType>,
+    /// Whether each result's type is checked against `expected` (only
+    /// when `result_type` does not settle it).
+    check_result: bool,
+    /// The whole expression, where a result of the wrong type is reported.
+    root: Span,
     /// The engine's settings, built once: a run without overrides passes
     /// them to the VM as they are (no per-run copying or seeding).
     config: Arc<RunOptions>,
@@ -349,11 +502,12 @@ impl Program {
     /// Any run-time error: type errors, unknown names, budgets.
     pub fn run(&self, context: &dyn Context) -> Result<Value, Error> {
         let options = &*self.config;
-        VM.with(|vm| match vm.try_borrow_mut() {
+        let result = VM.with(|vm| match vm.try_borrow_mut() {
             Ok(mut vm) => vm.run(&self.program, context, options),
             // Re-entered from a host function on this thread: use a fresh VM.
             Err(_) => Vm::new().run(&self.program, context, options),
-        })
+        });
+        self.checked(result)
     }
 
     /// Runs with per-run overrides (limits, cancellation, seed, clock).
@@ -362,10 +516,11 @@ impl Program {
     /// As [`Program::run`].
     pub fn run_with(&self, context: &dyn Context, config: &RunConfig) -> Result<Value, Error> {
         let options = self.options(config);
-        VM.with(|vm| match vm.try_borrow_mut() {
+        let result = VM.with(|vm| match vm.try_borrow_mut() {
             Ok(mut vm) => vm.run(&self.program, context, &options),
             Err(_) => Vm::new().run(&self.program, context, &options),
-        })
+        });
+        self.checked(result)
     }
 
     /// Runs on a VM the caller keeps (the zero-allocation path for hot loops).
@@ -373,7 +528,60 @@ impl Program {
     /// # Errors
     /// As [`Program::run`].
     pub fn run_in(&self, vm: &mut Vm, context: &dyn Context) -> Result<Value, Error> {
-        vm.run(&self.program, context, &self.config)
+        self.checked(vm.run(&self.program, context, &self.config))
+    }
+
+    /// A result of the wrong type, when results are checked, as an error.
+    #[inline]
+    fn checked(&self, result: Result<Value, Error>) -> Result<Value, Error> {
+        match (self.check_result, self.expected, result) {
+            (true, Some(want), Ok(v)) if ValueType::of(&v) != want => {
+                Err(expect::mismatch(want, ValueType::of(&v), self.root, false))
+            }
+            (_, _, result) => result,
+        }
+    }
+
+    /// The program for results of type `expected`: refused now when the
+    /// expression's form shows it never yields that type
+    /// ([`Program::result_type`]); otherwise every run whose result has
+    /// another type fails with `Type error: expected boolean, but the
+    /// result is a string` (kind [`ErrorKind::Type`], at the whole
+    /// expression, with a hint), checked on each result only when the
+    /// form does not settle it.
+    ///
+    /// # Errors
+    /// `Type error: expected boolean, but this expression yields a
+    /// number` (with a hint such as `write a comparison such as 'x > 0'`)
+    /// when [`Program::result_type`] is known and is not `expected`.
+    pub fn expecting(mut self, expected: ValueType) -> Result<Program, Error> {
+        match self.result_type {
+            Some(t) if t != expected => Err(expect::mismatch(expected, t, self.root, true)),
+            known => {
+                self.expected = Some(expected);
+                self.check_result = known.is_none();
+                Ok(self)
+            }
+        }
+    }
+
+    /// The type every result of the program has, when the expression's
+    /// form shows it: a literal, a template, a comparison, `!`,
+    /// arithmetic, `&&`/`||`/`??`/`?:` whose operands have one type, a
+    /// `let` body, or a call of a built-in function or method that always
+    /// returns one type (`isNumber`, `round`, `upper`, `filter`, ...).
+    /// `None` when it depends on the data (`total`, `xs.first()`).
+    ///
+    /// A call of a built-in's name is taken for the built-in: a function
+    /// the context supplies under that name, which the run would call
+    /// instead, is not foreseen (a JSON record holds no function).
+    pub fn result_type(&self) -> Option<ValueType> {
+        self.result_type
+    }
+
+    /// The type results must have, set by [`Program::expecting`].
+    pub fn expected_type(&self) -> Option<ValueType> {
+        self.expected
     }
 
     /// Runs against a JSON record (its top-level fields are the variables),

@@ -33,14 +33,20 @@
 //! uses counts, and the time limits and cancellation take effect when it
 //! returns.
 
+mod card;
+mod check;
 mod diagnostic;
 mod engine;
+mod expect;
 
-pub use diagnostic::render_error;
+pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
+pub use check::{CheckReport, Warning};
+pub use diagnostic::{Diagnostic, Severity, render_error};
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, WallCeiling};
+pub use expect::ValueType;
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
-    Arity, CancelHandle, Clock, Context, Error, ErrorKind, Field, HostError, Key, Map, Meter, Span,
-    Stopwatch, SystemStopwatch, Value, Vm,
+    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, Field, HostError, Key,
+    Map, Meter, Span, Stopwatch, SystemStopwatch, Value, Vm,
 };

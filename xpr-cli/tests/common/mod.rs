@@ -97,3 +97,13 @@ pub fn samples() -> PathBuf {
 pub fn orders() -> String {
     samples().join("orders.ndjson").display().to_string()
 }
+
+/// The line `xpr batch` answers a line that is no valid request with: a
+/// diagnostic of kind `input`, its text also under `error`.
+pub fn batch_input_error(message: &str) -> String {
+    let m = serde_json::to_string(message).expect("a string");
+    format!(
+        "{{\"error\":{m},\"kind\":\"input\",\"message\":{m},\"text\":{m},\"position\":null,\
+         \"span\":null,\"expected\":[],\"hint\":null,\"severity\":\"error\"}}"
+    )
+}

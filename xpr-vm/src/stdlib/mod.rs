@@ -15,6 +15,7 @@ use crate::runtime::Runtime;
 use crate::value::Value;
 
 pub mod array;
+pub mod catalog;
 pub mod date;
 pub mod math;
 pub mod object;
@@ -40,6 +41,15 @@ pub struct FunctionDef {
     pub arity: Arity,
     /// The implementation.
     pub call: FunctionImpl,
+    /// The parameters and result, as the language card prints them after
+    /// the name: `(start, end?) -> array`. A parameter's name tells its type
+    /// (the card's key: `n` a number, `s` a string, `fn` a function, ...);
+    /// `?` marks an optional one, `...` the rest; alternatives are separated
+    /// by ` | ` (`(end) | (start, end, step?) -> array`). Checked against
+    /// `arity` by a test.
+    pub sig: &'static str,
+    /// What it does, in one short line (the language card's words).
+    pub doc: &'static str,
 }
 
 /// A method's entry in one receiver type's table.
@@ -50,6 +60,11 @@ pub struct MethodDef {
     pub arity: Arity,
     /// The implementation.
     pub call: MethodImpl,
+    /// The parameters and result, as [`FunctionDef::sig`] (the receiver
+    /// not counted).
+    pub sig: &'static str,
+    /// What it does, in one short line, as [`FunctionDef::doc`].
+    pub doc: &'static str,
 }
 
 /// Receiver kinds that have methods, indexing [`MethodEntry::by_kind`].

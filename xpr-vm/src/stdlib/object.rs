@@ -34,6 +34,8 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[FunctionDef {
     name: "fromEntries",
     arity: Arity::Exact(1),
     call: from_entries,
+    sig: "(pairs) -> object",
+    doc: "object from [key, value] pairs",
 }];
 
 /// Methods of this module's receiver type.
@@ -42,21 +44,29 @@ pub(crate) const METHODS: &[MethodDef] = &[
         name: "keys",
         arity: Arity::Exact(0),
         call: keys,
+        sig: "() -> array",
+        doc: "keys, sorted",
     },
     MethodDef {
         name: "values",
         arity: Arity::Exact(0),
         call: values,
+        sig: "() -> array",
+        doc: "values, by sorted key",
     },
     MethodDef {
         name: "entries",
         arity: Arity::Exact(0),
         call: entries,
+        sig: "() -> array",
+        doc: "[key, value] pairs, by sorted key",
     },
     MethodDef {
         name: "has",
         arity: Arity::Exact(1),
         call: has,
+        sig: "(key) -> boolean",
+        doc: "whether key is present",
     },
 ];
 

@@ -1,6 +1,11 @@
-//! Calls of global names: the context is asked first, then the function
-//! the compiler found, else `Unknown function` (an evaluation error, raised
-//! only when the call is reached).
+//! Calls: a function value at a stack position (a closure enters a frame,
+//! a built-in or host function runs at once), built-in and host functions
+//! (a host function metered, its panic caught), methods (a function in the
+//! receiver's field first), and calls of global names.
+//!
+//! A global name called is looked up in the context first, then the
+//! function the compiler found, else `Unknown function` (an evaluation
+//! error, raised only when the call is reached).
 //!
 //! A context value hides a built-in or host function (or, for a pipe
 //! target, the method) of its name only when it is itself a function: a
@@ -13,10 +18,13 @@
 //! it has no function (the usual case) are remembered in the VM's per-run
 //! bitset `absent`, so later calls in the same run cost a bit test.
 
-use super::{Exec, Flow, internal};
+use super::errors::{internal, not_callable};
+use super::{Exec, Flow, NULL};
 use crate::context::Field;
 use crate::error::{Error, ErrorKind};
+use crate::function::{Function, HostFunction, Meter};
 use crate::program::{Otherwise, Program};
+use crate::stdlib;
 use crate::value::Value;
 
 /// Calling the context's variable `name`, which is no function (and no
@@ -52,6 +60,115 @@ impl Hides {
         match otherwise {
             Otherwise::Unknown(_) => Hides::AnyValue,
             Otherwise::Function(_) | Otherwise::Method(_) => Hides::Function,
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// Calls the function at stack position `pos` with the values above it.
+    pub(super) fn call_at(&mut self, pos: usize) -> Result<Flow, Error> {
+        let callee = self.vm.stack.get(pos).cloned().unwrap_or(Value::Null);
+        let Value::Function(func) = &callee else {
+            return Err(not_callable(&callee));
+        };
+        match &**func {
+            Function::Closure(_) => {
+                self.enter_closure(func, pos + 1, true)?;
+                Ok(Flow::Entered)
+            }
+            Function::Builtin(id) => {
+                let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
+                self.vm.stack.truncate(pos);
+                let v = self.call_builtin(*id, &args)?;
+                self.vm.stack.push(v);
+                Ok(Flow::Done)
+            }
+            Function::Host(h) => {
+                let args = self.vm.take(self.vm.stack.len().saturating_sub(pos + 1));
+                self.vm.stack.truncate(pos);
+                let v = self.call_host(h, &args)?;
+                self.vm.stack.push(v);
+                Ok(Flow::Done)
+            }
+        }
+    }
+
+    pub(super) fn call_builtin(&mut self, id: u16, args: &[Value]) -> Result<Value, Error> {
+        self.vm.enter()?;
+        let r = stdlib::call_function(self, id, args);
+        self.vm.leave();
+        r
+    }
+
+    pub(super) fn call_host(&mut self, h: &HostFunction, args: &[Value]) -> Result<Value, Error> {
+        stdlib::check_arity(&h.name, h.arity, args.len())?;
+        self.vm.fuel(h.fuel_per_call)?;
+        // Starts the clocks if no check has yet, so that a host function
+        // blocking past the wall-clock ceiling, or using up the CPU budget,
+        // is caught when it returns.
+        self.vm.check_interrupts(true)?;
+        self.vm.enter()?;
+        let mut meter = Meter::default();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (h.callback)(&mut meter, args)
+        }));
+        self.vm.leave();
+        // The host's own failure is reported first; budgets after.
+        let v = match r {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => return Err(Error::new(ErrorKind::Host, e.0)),
+            Err(_) => {
+                return Err(Error::new(
+                    ErrorKind::Host,
+                    format!("host function '{}' panicked", h.name),
+                ));
+            }
+        };
+        self.vm.fuel(meter.charged())?;
+        self.vm.check_interrupts(true)?;
+        Ok(v)
+    }
+
+    /// A method call with the receiver at stack position `pos`.
+    pub(super) fn call_method(
+        &mut self,
+        program: &Program,
+        method: u16,
+        pos: usize,
+    ) -> Result<Flow, Error> {
+        let Some(m) = program.parts().methods.get(method as usize) else {
+            return Err(internal("no method"));
+        };
+        let recv = self.vm.stack.get(pos).unwrap_or(&NULL);
+        if let Value::Object(o) = recv
+            && let Some(f @ Value::Function(_)) = o.get(&m.name)
+        {
+            let f = f.clone();
+            if let Some(slot) = self.vm.stack.get_mut(pos) {
+                *slot = f;
+            }
+            return self.call_at(pos);
+        }
+        // One registry lookup: the definition found is the one called.
+        match m.id.and_then(|id| stdlib::method_def(id, recv)) {
+            Some(def) => {
+                let argc = self.vm.stack.len().saturating_sub(pos + 1);
+                let r = if argc == 0 {
+                    // No arguments (`s.upper()`): no argument list to build.
+                    let recv = self.vm.pop();
+                    self.vm.enter()?;
+                    stdlib::call_method_def(self, def, recv, &[])
+                } else {
+                    let args = self.vm.take(argc);
+                    let recv = self.vm.pop();
+                    self.vm.enter()?;
+                    stdlib::call_method_def(self, def, recv, &args)
+                };
+                self.vm.leave();
+                self.vm.stack.push(r?);
+                Ok(Flow::Done)
+            }
+            _ => Err(stdlib::no_such_method(&m.name, recv)),
         }
     }
 }

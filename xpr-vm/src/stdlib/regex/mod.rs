@@ -129,21 +129,29 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         name: "matches",
         arity: Arity::Exact(2),
         call: fn_matches,
+        sig: "(s, pattern) -> boolean",
+        doc: "whether pattern matches somewhere in s",
     },
     FunctionDef {
         name: "match",
         arity: Arity::Exact(2),
         call: fn_match,
+        sig: "(s, pattern) -> string|null",
+        doc: "first match in s, or null",
     },
     FunctionDef {
         name: "matchAll",
         arity: Arity::Exact(2),
         call: fn_match_all,
+        sig: "(s, pattern) -> array",
+        doc: "every match in s",
     },
     FunctionDef {
         name: "replacePattern",
         arity: Arity::Exact(3),
         call: fn_replace_pattern,
+        sig: "(s, pattern, replacement) -> string",
+        doc: "every match replaced ($1 inserts group 1)",
     },
 ];
 
@@ -152,4 +160,6 @@ pub(crate) const METHODS: &[MethodDef] = &[MethodDef {
     name: "test",
     arity: Arity::Exact(1),
     call: method_test,
+    sig: "(s) -> boolean",
+    doc: "whether the regex matches somewhere in s",
 }];

@@ -51,28 +51,137 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[];
 
 /// Methods of string values.
 pub(crate) const METHODS: &[MethodDef] = &[
-    method("len", Arity::Exact(0), len),
-    method("upper", Arity::Exact(0), upper),
-    method("lower", Arity::Exact(0), lower),
-    method("trim", Arity::Exact(0), trim),
-    method("trimStart", Arity::Exact(0), trim_start),
-    method("trimEnd", Arity::Exact(0), trim_end),
-    method("startsWith", Arity::Exact(1), starts_with),
-    method("endsWith", Arity::Exact(1), ends_with),
-    method("contains", Arity::Exact(1), contains),
-    method("split", Arity::Exact(1), split),
-    method("replace", Arity::Exact(2), replace),
-    method("slice", Arity::Range(1, 2), slice),
-    method("indexOf", Arity::Exact(1), index_of),
-    method("repeat", Arity::Exact(1), repeat),
-    method("charAt", Arity::Exact(1), char_at),
-    method("padStart", Arity::Range(1, 2), pad_start),
-    method("padEnd", Arity::Range(1, 2), pad_end),
-    method("match", Arity::Exact(1), match_),
+    method(
+        "len",
+        Arity::Exact(0),
+        len,
+        "() -> number",
+        "length in characters (also s.length)",
+    ),
+    method("upper", Arity::Exact(0), upper, "() -> string", "uppercase"),
+    method("lower", Arity::Exact(0), lower, "() -> string", "lowercase"),
+    method(
+        "trim",
+        Arity::Exact(0),
+        trim,
+        "() -> string",
+        "without surrounding whitespace",
+    ),
+    method(
+        "trimStart",
+        Arity::Exact(0),
+        trim_start,
+        "() -> string",
+        "without leading whitespace",
+    ),
+    method(
+        "trimEnd",
+        Arity::Exact(0),
+        trim_end,
+        "() -> string",
+        "without trailing whitespace",
+    ),
+    method(
+        "startsWith",
+        Arity::Exact(1),
+        starts_with,
+        "(sub) -> boolean",
+        "whether s begins with sub",
+    ),
+    method(
+        "endsWith",
+        Arity::Exact(1),
+        ends_with,
+        "(sub) -> boolean",
+        "whether s ends with sub",
+    ),
+    method(
+        "contains",
+        Arity::Exact(1),
+        contains,
+        "(sub) -> boolean",
+        "whether sub occurs in s",
+    ),
+    method(
+        "split",
+        Arity::Exact(1),
+        split,
+        "(sep) -> array",
+        "pieces between each sep (a string or regex; \"\" gives characters)",
+    ),
+    method(
+        "replace",
+        Arity::Exact(2),
+        replace,
+        "(old, new) -> string",
+        "every occurrence of old (a string or regex) replaced",
+    ),
+    method(
+        "slice",
+        Arity::Range(1, 2),
+        slice,
+        "(start, end?) -> string",
+        "characters start to end (excluded); negative counts from the end",
+    ),
+    method(
+        "indexOf",
+        Arity::Exact(1),
+        index_of,
+        "(sub) -> number",
+        "index of the first sub, or -1",
+    ),
+    method(
+        "repeat",
+        Arity::Exact(1),
+        repeat,
+        "(n) -> string",
+        "s n times",
+    ),
+    method(
+        "charAt",
+        Arity::Exact(1),
+        char_at,
+        "(i) -> string",
+        "character at i, or \"\"",
+    ),
+    method(
+        "padStart",
+        Arity::Range(1, 2),
+        pad_start,
+        "(width, fill?) -> string",
+        "padded on the left to width with fill (default a space)",
+    ),
+    method(
+        "padEnd",
+        Arity::Range(1, 2),
+        pad_end,
+        "(width, fill?) -> string",
+        "padded on the right to width with fill (default a space)",
+    ),
+    method(
+        "match",
+        Arity::Exact(1),
+        match_,
+        "(re) -> string|null",
+        "first match of the regex re, or null",
+    ),
 ];
 
-const fn method(name: &'static str, arity: Arity, call: super::MethodImpl) -> MethodDef {
-    MethodDef { name, arity, call }
+/// A table entry; `sig` and `doc` as [`MethodDef`] describes them.
+const fn method(
+    name: &'static str,
+    arity: Arity,
+    call: super::MethodImpl,
+    sig: &'static str,
+    doc: &'static str,
+) -> MethodDef {
+    MethodDef {
+        name,
+        arity,
+        call,
+        sig,
+        doc,
+    }
 }
 
 /// Whether `c` is whitespace as JavaScript's `trim` defines it

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every test of the project, in one command (README: "Test"):
+#  1. the workspace's Rust tests (core, library, CLI, conformance suites);
+#  2. the MCP server's own workspace (xpr-mcp: rmcp and tokio stay out of
+#     the core's build): its Rust tests, then the end-to-end test with the
+#     official Python MCP SDK as the client (makes a venv under target/
+#     the first time: needs PyPI);
+#  3. the conformance report (pass counts of every suite).
+# The shared suites (../shared) are read when present; with
+# XPR_REQUIRE_SHARED=1 their absence is a failure.
+set -euo pipefail
+cd "$(dirname "$0")"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+
+echo "== cargo test --workspace"
+cargo test --workspace
+
+echo "== xpr-mcp: cargo test"
+cargo test --manifest-path xpr-mcp/Cargo.toml
+
+echo "== xpr-mcp: end to end (official Python MCP SDK as the client)"
+bash xpr-mcp/tests/run_e2e.sh
+
+echo "== conformance report"
+cargo run -q -p conformance

@@ -1,0 +1,241 @@
+//! The MCP side: an `rmcp` [`ServerHandler`] that lists the tools, hands
+//! each call to the workers and turns the outcome into a tool result.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourcesCapability,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use xpr::Engine;
+
+use crate::hooks;
+use crate::tools::{self, JsonObject, Outcome};
+use crate::worker::Workers;
+
+/// The XPR MCP server: two tools, `evaluate` and `check`, under limits
+/// fixed when it is made. Cheap to clone (clones share the workers).
+#[derive(Debug, Clone)]
+pub struct Server {
+    workers: Arc<Workers>,
+}
+
+impl Server {
+    /// A server compiling with `engine` (whose limits every call runs
+    /// under), running at most `jobs` calls at once.
+    pub fn new(engine: Engine, jobs: usize) -> Self {
+        Server {
+            workers: Arc::new(Workers::new(engine, jobs)),
+        }
+    }
+
+    /// Calls tool `name` with `arguments`, as `tools/call` does. `None`:
+    /// there is no such tool.
+    pub async fn call(&self, name: &str, arguments: Option<&JsonObject>) -> Option<CallToolResult> {
+        let outcome = match tools::parse(name, arguments) {
+            Ok(Some(call)) => self.workers.run(call).await,
+            Ok(None) => return None,
+            Err(diagnostic) => Outcome::Failed(diagnostic),
+        };
+        Some(result(outcome))
+    }
+
+    /// What the server tells a client about itself and its limits.
+    fn instructions(&self) -> String {
+        let l = self.workers.engine().limits();
+        let or_none = |v: Option<String>| v.unwrap_or_else(|| "none".to_string());
+        format!(
+            "XPR is a small, sandboxed expression language over JSON data \
+             (`items.filter(x => x.price > 50).map(x => x.name)`). Call `check` to validate \
+             an expression and see the fields it reads, `evaluate` to compute it against a \
+             context object. A failure returns a diagnostic with the span, expected tokens \
+             and a hint: fix the expression and call again. Limits per call (fixed by the \
+             server): fuel {}, memory {} bytes, CPU time {} ms, expression length {}.",
+            or_none(l.fuel.map(|n| n.to_string())),
+            or_none(l.memory.map(|n| n.to_string())),
+            or_none(l.timeout.map(|t| t.as_millis().to_string())),
+            or_none(l.max_length.map(|n| n.to_string())),
+        )
+    }
+}
+
+/// The tool result of an outcome: structured content and its text, or an
+/// error result whose content is the diagnostic's JSON text.
+fn result(outcome: Outcome) -> CallToolResult {
+    match outcome {
+        Outcome::Done { structured, text } => {
+            let mut result = CallToolResult::structured(structured);
+            result.content = vec![ContentBlock::text(text)];
+            result
+        }
+        Outcome::Failed(diagnostic) => {
+            CallToolResult::error(vec![ContentBlock::text(diagnostic.to_string())])
+        }
+    }
+}
+
+/// The language card as a resource, when there is one (see [`hooks`]).
+fn card_resource() -> Option<(Resource, String)> {
+    let (uri, text) = hooks::language_card()?;
+    let resource = Resource::new(uri, "xpr-language-card")
+        .with_title("XPR language card")
+        .with_description("A compact description of XPR for an LLM's system prompt.");
+    Some((resource, text))
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        if card_resource().is_some() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("xpr-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.instructions())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::definitions()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools::definitions().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match self.call(&request.name, request.arguments.as_ref()).await {
+            Some(result) => Ok(result.into()),
+            None => Err(ErrorData::invalid_params(
+                format!(
+                    "no tool '{}': the tools are '{}' and '{}'",
+                    request.name,
+                    tools::EVALUATE,
+                    tools::CHECK
+                ),
+                None,
+            )),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = card_resource().map(|(r, _)| r).into_iter().collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match card_resource() {
+            Some((resource, text)) if resource.uri == request.uri => Ok(ReadResourceResult::new(
+                vec![ResourceContents::text(text, resource.uri)],
+            )
+            .into()),
+            _ => Err(ErrorData::resource_not_found(
+                format!("no resource '{}'", request.uri),
+                None,
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime")
+    }
+
+    fn args(text: &str) -> JsonObject {
+        serde_json::from_str(text).expect("an object")
+    }
+
+    fn text_of(result: &CallToolResult) -> String {
+        result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .expect("one text content")
+    }
+
+    #[test]
+    fn a_value_is_structured_content_and_text() {
+        let server = Server::new(Engine::new(), 2);
+        let result = runtime()
+            .block_on(server.call(
+                "evaluate",
+                Some(&args(r#"{"expression": "[1.5, 2] .map(x => x * 2)"}"#)),
+            ))
+            .expect("a tool");
+        assert_eq!(result.is_error, Some(false));
+        assert_eq!(
+            result.structured_content,
+            Some(serde_json::json!({"value": [3, 4]}))
+        );
+        assert_eq!(text_of(&result), "[3,4]");
+    }
+
+    #[test]
+    fn a_failure_is_an_error_result_holding_one_diagnostic() {
+        let server = Server::new(Engine::new(), 1);
+        let result = runtime()
+            .block_on(server.call("evaluate", Some(&args(r#"{"expression": "1 +"}"#))))
+            .expect("a tool");
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(result.structured_content, None);
+        assert_eq!(result.content.len(), 1);
+        let d: serde_json::Value = serde_json::from_str(&text_of(&result)).expect("JSON");
+        assert_eq!(d["kind"], "parse");
+        assert_eq!(d["span"]["start"], 3);
+    }
+
+    #[test]
+    fn an_unknown_tool_is_none() {
+        let server = Server::new(Engine::new(), 1);
+        assert!(runtime().block_on(server.call("run", None)).is_none());
+    }
+
+    #[test]
+    fn the_info_names_the_limits_and_offers_no_resources_without_a_card() {
+        let limits = xpr::Limits {
+            fuel: Some(1234),
+            ..Default::default()
+        };
+        let server = Server::new(Engine::new().with_limits(limits), 1);
+        let info = server.get_info();
+        assert!(info.capabilities.tools.is_some());
+        assert!(info.capabilities.resources.is_none());
+        assert!(info.instructions.is_some_and(|i| i.contains("fuel 1234")));
+        assert_eq!(info.server_info.name, "xpr-mcp");
+    }
+
+    #[test]
+    fn every_listed_tool_is_found_by_name() {
+        let server = Server::new(Engine::new(), 1);
+        for tool in tools::definitions() {
+            assert_eq!(server.get_tool(&tool.name), Some(tool));
+        }
+        assert_eq!(server.get_tool("nope"), None);
+    }
+}

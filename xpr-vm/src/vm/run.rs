@@ -1,0 +1,122 @@
+//! Running a program: the VM set up for a run (its budgets reset, the
+//! main frame pushed), the run, the stacks cleared after it; and what the
+//! VM reports of the last run.
+
+use super::budget::{Budget, CHUNK};
+use super::errors::cancelled;
+use super::runtime::Rng;
+use super::{Callee, Exec, Frame, Vm, timer};
+use crate::context::Context;
+use crate::error::Error;
+use crate::limits::{Limits, Randomness, RunOptions};
+use crate::program::Program;
+use crate::value::Value;
+
+impl Vm {
+    /// A VM with empty stacks.
+    pub fn new() -> Self {
+        Vm::default()
+    }
+
+    /// Runs `program` against `ctx` within `opts`' budgets.
+    ///
+    /// # Errors
+    /// Any run-time error (type, reference, arithmetic, access, ...) at the
+    /// position of the instruction that raised it, or a budget error:
+    /// [`ErrorKind::Fuel`] (`Fuel budget exhausted: out of fuel`), [`ErrorKind::Memory`]
+    /// (`Memory limit exceeded`), [`ErrorKind::Depth`] (`Call depth limit
+    /// exceeded`, `Value depth limit exceeded`), [`ErrorKind::Timeout`]
+    /// (`Expression timeout exceeded`), [`ErrorKind::Cancelled`]
+    /// (`Evaluation cancelled`).
+    ///
+    /// [`ErrorKind::Fuel`]: crate::ErrorKind::Fuel
+    /// [`ErrorKind::Memory`]: crate::ErrorKind::Memory
+    /// [`ErrorKind::Depth`]: crate::ErrorKind::Depth
+    /// [`ErrorKind::Timeout`]: crate::ErrorKind::Timeout
+    /// [`ErrorKind::Cancelled`]: crate::ErrorKind::Cancelled
+    pub fn run(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+    ) -> Result<Value, Error> {
+        self.reset(&opts.limits, opts);
+        if let Some(c) = &opts.cancel
+            && c.is_cancelled()
+        {
+            return Err(cancelled());
+        }
+        let Some(main) = program.protos().first() else {
+            return Ok(Value::Null);
+        };
+        // Filled lazily, by contexts that build the values they return.
+        self.globals.clear();
+        self.absent.clear();
+        // The main frame has no callee below its locals.
+        if main.slots > 0 {
+            self.stack.resize(main.slots as usize, Value::Null);
+        }
+        self.frames.push(Frame {
+            callee: Callee::Main,
+            proto: 0,
+            ip: 0,
+            base: 0,
+        });
+        let mut exec = Exec {
+            vm: self,
+            ctx,
+            main: program,
+            native: 0,
+        };
+        let result = exec.execute(0, program, &[]);
+        // Keep the capacity, drop the values (they may hold large data).
+        self.globals.clear();
+        self.scratch = None;
+        self.stack.clear();
+        self.frames.clear();
+        self.marks.clear();
+        result
+    }
+
+    fn reset(&mut self, limits: &Limits, opts: &RunOptions) {
+        self.stack.clear();
+        self.frames.clear();
+        self.marks.clear();
+        let fuel = limits.fuel.unwrap_or(u64::MAX);
+        let first = fuel.min(CHUNK);
+        self.budget = Budget {
+            fuel_left: fuel - first,
+            tick: first,
+            fuel_start: fuel,
+            memory_used: 0,
+            memory_limit: limits.memory,
+            depth: 0,
+            call_depth: limits.call_depth,
+            value_depth: limits.value_depth,
+            timer: timer::Timer::new(limits.timeout, limits.wall_ceiling()),
+            stopwatch: opts.stopwatch.clone(),
+            cancel: opts.cancel.clone(),
+            now: None,
+            rng: match opts.random {
+                Randomness::Entropy => Rng::Entropy,
+                Randomness::Seeded(s) => Rng::On(s ^ 0x9E37_79B9_7F4A_7C15),
+                Randomness::Disabled => Rng::Off,
+            },
+        };
+        self.clock = opts.clock.clone();
+    }
+
+    /// Fuel units the last (or current) run used.
+    pub fn fuel_used(&self) -> u64 {
+        let b = &self.budget;
+        b.fuel_start
+            .saturating_sub(b.fuel_left)
+            .saturating_sub(b.tick)
+    }
+
+    /// Bytes charged to the memory budget by the last run (the counter
+    /// only grows during a run, so this is also its peak).
+    pub fn peak_memory(&self) -> u64 {
+        self.budget.memory_used
+    }
+}
