@@ -1,5 +1,6 @@
 //! `--audit FILE`: an append-only log of what was evaluated, one JSON
-//! object a line (issue 14, item 6). See docs/cli.md, "Audit log".
+//! object a line (issue 14, item 6). See docs/cli.md, "Output schema and
+//! audit log".
 //!
 //! Three kinds of line, each with `kind`, `time` (UTC, RFC 3339, to the
 //! millisecond) and `hash` (the SHA-256 of the expression's text, in hex):
