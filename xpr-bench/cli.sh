@@ -5,6 +5,11 @@
 #   xpr run --jobs 2 --filter 'delay > 60 && distance > 1000' FILE
 #   jq -c 'select(.delay > 60 and .distance > 1000)' FILE      (when jq is installed)
 #
+# and the cost of the audit log's per-record lines (issue 14): the filter
+# above and a transform, each with `--audit LOG` alone (a program and a
+# summary line) and with `--audit LOG --audit-records` (a line per record),
+# against the same command without them, as ratios of CPU time.
+#
 # FILE is ../shared/data/flights-20k.ndjson repeated to 400,000 lines in a
 # temporary directory (generated flights when the file is absent). For each
 # command: wall time, user and system CPU time, cores used, records per
@@ -23,6 +28,7 @@ root=$(dirname "$here")
 lines_total=${LINES_TOTAL:-400000}
 runs=${RUNS:-1}
 expr='delay > 60 && distance > 1000'
+transform='{route: origin + "-" + destination, late: delay > 60, hours: distance / 500}'
 jq_filter='select(.delay > 60 and .distance > 1000)'
 source_file="$root/../shared/data/flights-20k.ndjson"
 
@@ -76,6 +82,8 @@ measure() {
     local results=() r
     for ((r = 0; r < runs; r++)); do
         local before after
+        # Each run starts a new audit log (the audit cases append to it).
+        rm -f "$tmp/audit.ndjson"
         before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
         # bash's `time` for wall and CPU time to the millisecond (GNU time
         # rounds to 10 ms), GNU time inside it for the peak RSS.
@@ -148,6 +156,31 @@ for name in xpr_j1 xpr_j2; do
     if [[ -s "$tmp/$name.err" ]]; then echo "$name stderr:"; head -n 5 "$tmp/$name.err"; fi
 done
 
+# The audit log (issue 14): one worker, so that CPU time compares.
+echo
+echo "Audit log (--jobs 1; 'audit': --audit LOG, 'records': --audit LOG --audit-records):"
+audit=(--audit "$tmp/audit.ndjson")
+measure filt_audit "$xpr" run --quiet --jobs 1 --filter "${audit[@]}" "$expr"
+report filt_audit
+measure filt_rec "$xpr" run --quiet --jobs 1 --filter "${audit[@]}" --audit-records "$expr"
+report filt_rec
+audit_lines=$(wc -l < "$tmp/audit.ndjson")
+measure tran "$xpr" run --quiet --jobs 1 "$transform"
+report tran
+measure tran_audit "$xpr" run --quiet --jobs 1 "${audit[@]}" "$transform"
+report tran_audit
+measure tran_rec "$xpr" run --quiet --jobs 1 "${audit[@]}" --audit-records "$transform"
+report tran_rec
+for name in filt_audit filt_rec; do
+    if ! cmp -s "$tmp/xpr_j1.out" "$tmp/$name.out"; then echo "MISMATCH: $name output differs from xpr_j1"; status=1; fi
+done
+for name in tran_audit tran_rec; do
+    if ! cmp -s "$tmp/tran.out" "$tmp/$name.out"; then echo "MISMATCH: $name output differs from tran"; status=1; fi
+done
+if [[ "$audit_lines" != $(( records + 2 )) ]]; then
+    echo "MISMATCH: --audit-records wrote $audit_lines lines for $records records (expected one each, a program and a summary line)"; status=1
+fi
+
 # Floors (issue 7), on CPU time because the machine is shared.
 cpu() { awk -v u="${USER[$1]}" -v s="${SYS[$1]}" 'BEGIN { printf "%.4f", u + s }'; }
 floor() { # label value op limit
@@ -156,7 +189,7 @@ floor() { # label value op limit
         printf "  %s  %s: %.2f (floor %s %s)\n", ok ? "PASS" : "FAIL", l, v, op, lim }'
 }
 echo
-echo "Floors (issue 7):"
+echo "Floors (issue 7; issue 14 for the audit log):"
 c1=$(cpu xpr_j1); c2=$(cpu xpr_j2)
 if (( have_jq )); then
     cj=$(cpu jq)
@@ -167,6 +200,14 @@ else
 fi
 floor "xpr --jobs 2 cores used (CPU time / wall time)" "$(awk -v c="$c2" -v w="${WALL[xpr_j2]}" 'BEGIN { print (w > 0 ? c / w : 0) }')" ">=" 1.7
 floor "xpr --jobs 2 records per CPU-second / --jobs 1" "$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (b > 0 ? a / b : 0) }')" ">=" 0.9
+# Issue 14: per-record audit lines cost at most 10 % of throughput.
+ratio() { awk -v a="$(cpu "$1")" -v b="$(cpu "$2")" 'BEGIN { print (b > 0 ? a / b : 0) }'; }
+floor "filter: --audit CPU time / without" "$(ratio filt_audit xpr_j1)" "<=" 1.10
+floor "filter: --audit --audit-records CPU time / without" "$(ratio filt_rec xpr_j1)" "<=" 1.10
+floor "transform: --audit CPU time / without" "$(ratio tran_audit tran)" "<=" 1.10
+floor "transform: --audit --audit-records CPU time / without" "$(ratio tran_rec tran)" "<=" 1.10
+awk -v a="$(cpu filt_rec)" -v b="$(cpu xpr_j1)" -v c="$(cpu tran_rec)" -v d="$(cpu tran)" -v n="$records" 'BEGIN {
+    printf "  -     per-record audit lines add %.0f ns (filter) and %.0f ns (transform) of CPU time per record\n", (a - b) / n * 1e9, (c - d) / n * 1e9 }'
 for name in xpr_j1 xpr_j2; do
     if [[ "${RSS[$name]}" -ge 0 ]]; then
         floor "$name peak RSS (MB)" "$(awk -v m="${RSS[$name]}" 'BEGIN { print m / 1024 }')" "<=" 64

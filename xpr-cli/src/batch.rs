@@ -14,10 +14,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write as _};
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use xpr::{Diagnostic, Engine, Key, Program, Severity, Value, ValueType};
+use xpr::{Diagnostic, Engine, Key, Program, Severity, Value, ValueType, Vm};
+use xpr_schema::OutputSchema;
 
+use super::audit::{self, AuditLog};
 use super::input::{Line, LineRead, io_text, read_line};
 use super::json_deep::{self, Top};
 use super::json_in::{self, Conv, JsonError, ValueSeed, Wanted};
@@ -71,11 +74,18 @@ impl Cache {
 
     /// The compiled form of `source`, compiling it on a miss. With a zero
     /// capacity nothing is kept, nor is an entry bigger than the byte bound.
+    #[cfg(test)]
     fn get(&mut self, engine: &Engine, source: &str) -> Compiled {
+        self.lookup(engine, source).0
+    }
+
+    /// [`Cache::get`], and whether `source` was compiled for this call
+    /// (not found in the cache).
+    fn lookup(&mut self, engine: &Engine, source: &str) -> (Compiled, bool) {
         self.clock += 1;
         if let Some(entry) = self.entries.get_mut(source) {
             entry.used = self.clock;
-            return entry.result.clone();
+            return (entry.result.clone(), false);
         }
         let compiled = match self.expect {
             Some(t) => engine.compile_expecting(source, t),
@@ -93,7 +103,7 @@ impl Cache {
             .saturating_add(source.len() as u64)
             .saturating_add(held);
         if self.capacity == 0 || bytes > self.max_bytes {
-            return result;
+            return (result, true);
         }
         while !self.entries.is_empty()
             && (self.entries.len() >= self.capacity
@@ -119,7 +129,7 @@ impl Cache {
                 used: self.clock,
             },
         );
-        result
+        (result, true)
     }
 }
 
@@ -227,99 +237,203 @@ fn error_line(out: &mut Vec<u8>, d: &Diagnostic) {
     let _ = serde_json::to_writer(&mut *out, &line);
 }
 
-/// Answers one input line (without its terminator) into `out`, handing
-/// the text on as it goes (a value's text is never held whole).
-///
-/// # Errors
-/// Whatever handing the text on returns (stdout is closed).
-fn answer(
-    line_no: u64,
-    line: &[u8],
-    engine: &Engine,
-    cache: &mut Cache,
-    out: &mut Out<'_>,
-) -> std::io::Result<()> {
-    let result = evaluate(line_no, line, engine, cache, out.buf);
-    match result {
-        Some(Ok(v)) => {
-            out.buf.extend_from_slice(b"{\"ok\":");
-            json_out::write_streamed(out, &v, None)?;
-            out.buf.push(b'}');
-        }
-        Some(Err(d)) => error_line(out.buf, &d),
-        // An input error, written already.
-        None => {}
-    }
-    Ok(())
+/// What answering a request needs besides the request: the engine, the
+/// compiled programs, the VM, and the output schema and audit log.
+struct Batcher {
+    engine: Engine,
+    cache: Cache,
+    vm: Vm,
+    schema: Option<OutputSchema>,
+    log: Option<AuditLog>,
+    timing: audit::Timing,
 }
 
-/// The outcome of one line's request; `None` when the line is not a
-/// valid request (its answer is then written to `out`).
-fn evaluate(
-    line_no: u64,
-    line: &[u8],
-    engine: &Engine,
-    cache: &mut Cache,
-    out: &mut Vec<u8>,
-) -> Option<Result<Value, Arc<Diagnostic>>> {
-    let max_depth = engine.limits().value_depth;
+/// How a request was answered, for the audit log.
+struct Answered {
+    /// The expression's hash (with an audit log).
+    hash: Option<String>,
+    /// Whether the program ran (its fuel and memory are the VM's).
+    ran: bool,
+    /// When the evaluation ended, and its CPU time.
+    at: Instant,
+    cpu_us: u64,
+}
+
+impl Batcher {
+    fn new(engine: Engine, cache: Cache) -> Self {
+        Batcher {
+            engine,
+            cache,
+            vm: Vm::new(),
+            schema: None,
+            log: None,
+            timing: audit::Timing::new(true),
+        }
+    }
+
+    /// Answers one input line (without its terminator) into `out`, handing
+    /// the text on as it goes (a value's text is never held whole), and
+    /// logs it.
+    ///
+    /// # Errors
+    /// Whatever handing the text on returns (stdout is closed), or the
+    /// audit log cannot be written.
+    fn answer(&mut self, line_no: u64, line: &[u8], out: &mut Out<'_>) -> Result<(), Exit> {
+        let mut answered = Answered {
+            hash: None,
+            ran: false,
+            at: Instant::now(),
+            cpu_us: 0,
+        };
+        let result = match request_of(line_no, line, self.engine.limits().value_depth) {
+            Ok(request) => self.evaluate(&request, &mut answered)?,
+            Err(message) => {
+                return self.refuse(line_no, &message, out.buf);
+            }
+        };
+        match &result {
+            Ok(v) => {
+                out.buf.extend_from_slice(b"{\"ok\":");
+                json_out::write_streamed(out, v, None).map_err(Exit::from_stdout)?;
+                out.buf.push(b'}');
+            }
+            Err(d) => error_line(out.buf, d),
+        }
+        let Some(log) = &mut self.log else {
+            return Ok(());
+        };
+        let usage = if answered.ran {
+            audit::Usage::of(&self.vm, answered.cpu_us)
+        } else {
+            audit::Usage::default()
+        };
+        let result = match &result {
+            Ok(v) => Ok(v),
+            Err(d) => Err(audit::Failed {
+                kind: &d.kind,
+                message: &d.message,
+                position: d.position(),
+            }),
+        };
+        let origin = audit::Origin::Line(line_no);
+        log.evaluation(answered.hash.as_deref(), origin, answered.at, result, usage)
+    }
+
+    /// Answers a line that is no valid request with an error of kind
+    /// `input`, and logs it.
+    ///
+    /// # Errors
+    /// The audit log cannot be written.
+    fn refuse(&mut self, line_no: u64, message: &str, out: &mut Vec<u8>) -> Result<(), Exit> {
+        input_error(out, message);
+        let Some(log) = &mut self.log else {
+            return Ok(());
+        };
+        let failed = audit::Failed {
+            kind: "input",
+            message,
+            position: None,
+        };
+        let origin = audit::Origin::Line(line_no);
+        log.evaluation(
+            None,
+            origin,
+            Instant::now(),
+            Err(failed),
+            audit::Usage::default(),
+        )
+    }
+
+    /// The outcome of a request: its value, checked against the output
+    /// schema, or the diagnostic of its error.
+    ///
+    /// # Errors
+    /// The audit log cannot be written (its program line).
+    fn evaluate(
+        &mut self,
+        request: &Request,
+        answered: &mut Answered,
+    ) -> Result<Result<Value, Arc<Diagnostic>>, Exit> {
+        let expr = &request.expression;
+        let (compiled, fresh) = self.cache.lookup(&self.engine, expr);
+        if let Some(log) = &mut self.log {
+            let hash = audit::hash(expr);
+            if fresh {
+                let mut text = Vec::new();
+                let compiled = compiled.as_ref().map_err(|d| audit::Failed {
+                    kind: &d.kind,
+                    message: &d.message,
+                    position: d.position(),
+                });
+                audit::program_line(&mut text, "batch", &hash, expr, compiled);
+                log.write(&text)?;
+            }
+            answered.hash = Some(hash);
+        }
+        let program = match compiled {
+            Ok(program) => program,
+            Err(d) => return Ok(Err(d)),
+        };
+        let started = self.log.is_some().then(|| self.timing.start());
+        let result = match &request.context {
+            Some(c) => program.run_in(&mut self.vm, c),
+            None => program.run_in(&mut self.vm, &()),
+        };
+        answered.ran = true;
+        if let Some(started) = started {
+            (answered.at, answered.cpu_us) = self.timing.stop(started);
+        }
+        let result = match (&self.schema, result) {
+            (Some(schema), Ok(value)) => schema.check(&value).map(|()| value),
+            (_, result) => result,
+        };
+        Ok(result.map_err(|e| Arc::new(self.engine.diagnose(&e, expr))))
+    }
+}
+
+/// Reads one line's request; `Err` is the text of its `input` error.
+fn request_of(line_no: u64, line: &[u8], max_depth: u32) -> Result<Request, String> {
     let Ok(text) = std::str::from_utf8(line) else {
-        input_error(out, &format!("line {line_no}: invalid UTF-8"));
-        return None;
+        return Err(format!("line {line_no}: invalid UTF-8"));
     };
     if line.iter().all(u8::is_ascii_whitespace) {
-        input_error(
-            out,
-            &format!("line {line_no}: empty line, expected a JSON object"),
-        );
-        return None;
+        return Err(format!(
+            "line {line_no}: empty line, expected a JSON object"
+        ));
     }
     let mut conv = Conv::new(false, max_depth);
-    let request = match request(text, &mut conv) {
-        Ok(r) => r,
-        Err(e) => {
-            let message = e.message();
-            let text = if e.is_data() {
-                format!("line {line_no}: {message}")
-            } else {
-                format!(
-                    "line {line_no}: invalid JSON: {message} at column {}",
-                    e.column()
-                )
-            };
-            input_error(out, &text);
-            return None;
+    let mut request = request(text, &mut conv).map_err(|e| {
+        let message = e.message();
+        if e.is_data() {
+            format!("line {line_no}: {message}")
+        } else {
+            format!(
+                "line {line_no}: invalid JSON: {message} at column {}",
+                e.column()
+            )
         }
-    };
-    let context = match request.context {
+    })?;
+    request.context = match request.context {
         None | Some(Value::Null) => None,
         Some(v @ Value::Object(_)) => Some(v),
         Some(other) => {
-            input_error(
-                out,
-                &format!(
-                    "line {line_no}: the context must be a JSON object, not {}",
-                    other.type_name()
-                ),
-            );
-            return None;
+            return Err(format!(
+                "line {line_no}: the context must be a JSON object, not {}",
+                other.type_name()
+            ));
         }
     };
-    let program = match cache.get(engine, &request.expression) {
-        Ok(p) => p,
-        Err(d) => return Some(Err(d)),
-    };
-    let result = match &context {
-        Some(c) => program.run(c),
-        None => program.run(&()),
-    };
-    Some(result.map_err(|e| Arc::new(engine.diagnose(&e, &request.expression))))
+    Ok(request)
 }
 
 /// Runs `xpr batch`.
 pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
-    let engine = args.guard.apply(args.limits.engine());
-    let mut cache = Cache::new(args.cache, args.cache_bytes).expecting(args.guard.expect);
+    let mut batcher = Batcher::new(
+        args.guard.apply(args.limits.engine()),
+        Cache::new(args.cache, args.cache_bytes).expecting(args.guard.expect),
+    );
+    batcher.schema = args.output.schema()?;
+    batcher.log = args.output.audit()?;
     let mut stdin = std::io::BufReader::with_capacity(64 << 10, std::io::stdin().lock());
     let mut stdout = BufWriter::new(std::io::stdout().lock());
     let mut line = Vec::new();
@@ -348,7 +462,7 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
             // Not asked to pause.
             Ok(LineRead::Paused) => break,
             // Answered as soon as it passes the limit: it may never end.
-            Ok(LineRead::TooLong) => input_error(out.buf, &too_long(line_no)),
+            Ok(LineRead::TooLong) => batcher.refuse(line_no, &too_long(line_no), out.buf)?,
             Ok(LineRead::Whole {
                 terminated: false, ..
             }) if read.reported => {
@@ -362,11 +476,11 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
                 continue;
             }
             Ok(LineRead::Whole { too_long: true, .. }) => {
-                input_error(out.buf, &too_long(line_no));
+                batcher.refuse(line_no, &too_long(line_no), out.buf)?;
             }
             Ok(LineRead::Whole { start, end, .. }) => {
                 let text = line.get(start..end).unwrap_or(&[]);
-                answer(line_no, text, &engine, &mut cache, &mut out).map_err(Exit::from_stdout)?;
+                batcher.answer(line_no, text, &mut out)?;
             }
             Err(e) => {
                 return Err(Exit::usage(format_args!(
@@ -378,6 +492,9 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         out.buf.push(b'\n');
         out.hand_on().map_err(Exit::from_stdout)?;
         stdout.flush().map_err(Exit::from_stdout)?;
+        if let Some(log) = &mut batcher.log {
+            log.flush()?;
+        }
     }
     Ok(())
 }
@@ -444,11 +561,12 @@ mod tests {
     }
 
     fn answer_text(line: &str) -> String {
-        let engine = Engine::new();
-        let mut cache = Cache::new(4, 1 << 20);
+        let mut batcher = Batcher::new(Engine::new(), Cache::new(4, 1 << 20));
         let mut text = Vec::new();
         let result = json_out::write_to(&mut text, 16, |out| {
-            answer(7, line.as_bytes(), &engine, &mut cache, out)
+            batcher
+                .answer(7, line.as_bytes(), out)
+                .map_err(|_| std::io::Error::other("answer failed"))
         });
         assert!(result.is_ok());
         String::from_utf8_lossy(&text).into_owned()

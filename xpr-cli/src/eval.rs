@@ -2,8 +2,9 @@
 
 use std::io::Write as _;
 
-use xpr::{Map, Value, render_error};
+use xpr::{Map, Value, Vm, render_error};
 
+use super::audit;
 use super::json_in::{self, Conv};
 use super::json_out;
 use super::{DisasmArgs, EvalArgs, Exit, read_path};
@@ -53,16 +54,37 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
 
 /// Runs `xpr eval`: the result as JSON on stdout.
 pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
+    let schema = args.output.schema()?;
+    let mut log = args.output.audit()?;
     let context = context(args)?;
     let engine = args.guard.apply(args.limits.engine());
-    let (program, value) = args
-        .guard
-        .compile(&engine, &args.expr)
-        .and_then(|program| {
-            let value = program.run(&context)?;
-            Ok((program, value))
-        })
-        .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    let compiled = args.guard.compile(&engine, &args.expr);
+    let hash = log.as_ref().map(|_| audit::hash(&args.expr));
+    if let (Some(log), Some(hash)) = (&mut log, &hash) {
+        let mut line = Vec::new();
+        let compiled = compiled.as_ref().map_err(audit::Failed::from);
+        audit::program_line(&mut line, "eval", hash, &args.expr, compiled);
+        log.write(&line)?;
+        log.flush()?;
+    }
+    let program = compiled.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    let mut vm = Vm::new();
+    let mut timing = audit::Timing::new(true);
+    let started = timing.start();
+    let result = program.run_in(&mut vm, &context);
+    let (at, cpu_us) = timing.stop(started);
+    let result = match (&schema, result) {
+        (Some(schema), Ok(value)) => schema.check(&value).map(|()| value),
+        (_, result) => result,
+    };
+    if let (Some(log), Some(hash)) = (&mut log, &hash) {
+        let usage = audit::Usage::of(&vm, cpu_us);
+        let origin = audit::Origin::Single;
+        let result = result.as_ref().map_err(audit::Failed::from);
+        log.evaluation(Some(hash), origin, at, result, usage)?;
+        log.flush()?;
+    }
+    let value = result.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     let indent = args.pretty.then_some(2);
     let mut stdout = std::io::stdout().lock();
     // Streamed: the text is never held whole (escaped, it can be six

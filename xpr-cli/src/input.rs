@@ -55,6 +55,9 @@ pub struct Record {
 pub struct Chunk {
     /// Position in the whole stream of chunks, from 0.
     pub index: u64,
+    /// The number of the chunk's first record, counted from 1 across all
+    /// inputs (the audit log's `record`).
+    pub first_record: u64,
     /// The input's name for messages (`<stdin>` for standard input).
     pub source: Arc<str>,
     /// The records' bytes.
@@ -174,6 +177,7 @@ impl ChunkPool {
             kept.unwrap_or_else(|| (Vec::with_capacity(CHUNK_BYTES + 4096), Vec::new()));
         Chunk {
             index: 0,
+            first_record: 1,
             source,
             data,
             records,
@@ -255,6 +259,7 @@ impl<'p> Reader<'p> {
                 chunk: pool.chunk(Arc::from("")),
                 pool,
                 next_index: 0,
+                records: 0,
                 ready: VecDeque::new(),
             },
         }
@@ -307,12 +312,17 @@ struct Sink<'p> {
     chunk: Chunk,
     pool: &'p ChunkPool,
     next_index: u64,
+    /// Records pushed so far (a [`Problem::Unended`] is no record).
+    records: u64,
     ready: VecDeque<Chunk>,
 }
 
 impl Sink<'_> {
     /// Records the record just appended to the data; hands the chunk over when full.
     fn push(&mut self, record: Record) {
+        if !matches!(record.problem, Some(Problem::Unended)) {
+            self.records += 1;
+        }
         self.chunk.records.push(record);
         if self.chunk.data.len() >= CHUNK_BYTES || self.chunk.records.len() >= CHUNK_RECORDS {
             self.hand_over();
@@ -339,6 +349,7 @@ impl Sink<'_> {
     /// there.
     fn hand_over_keeping(&mut self, from: usize) -> usize {
         let mut next = self.pool.chunk(self.chunk.source.clone());
+        next.first_record = self.records + 1;
         next.data
             .extend_from_slice(self.chunk.data.get(from..).unwrap_or(&[]));
         let mut full = std::mem::replace(&mut self.chunk, next);

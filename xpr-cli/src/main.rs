@@ -13,6 +13,7 @@
 //! - 2: a usage or input error: bad flags, a missing or unreadable file,
 //!   invalid JSON or UTF-8 in the input.
 
+mod audit;
 mod batch;
 mod card;
 mod check;
@@ -141,9 +142,54 @@ pub struct EvalArgs {
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// What `eval`, `run` and `batch` do with results besides writing them:
+/// check them against an output schema, log them.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// A JSON Schema every result must conform to; one that does not is an
+    /// error of kind `schema` naming the JSON pointer of the failing part.
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+    /// Append one JSON line per evaluation to FILE (expression hash, fields
+    /// read, result or error, fuel, memory, CPU time); `run` writes a
+    /// program and a summary line, and one per record with `--audit-records`.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+}
+
+impl OutputArgs {
+    /// The output schema, compiled, if one was given.
+    ///
+    /// # Errors
+    /// Status 2: the file cannot be read, is longer than 16 MiB, or is not
+    /// a valid JSON Schema (`xpr: FILE: invalid output schema ...`).
+    pub fn schema(&self) -> Result<Option<xpr_schema::OutputSchema>, Exit> {
+        let Some(path) = &self.output_schema else {
+            return Ok(None);
+        };
+        let bytes = read_path(path, 16 << 20, "--output-schema")?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Exit::usage(format_args!("{}: invalid UTF-8", path.display())))?;
+        xpr_schema::OutputSchema::from_text(&text)
+            .map(Some)
+            .map_err(|e| Exit::usage(format_args!("{}: {}", path.display(), e.message())))
+    }
+
+    /// The audit log, opened for appending, if one was asked for.
+    ///
+    /// # Errors
+    /// Status 2 when it cannot be opened.
+    pub fn audit(&self) -> Result<Option<audit::AuditLog>, Exit> {
+        self.audit.as_deref().map(audit::AuditLog::open).transpose()
+    }
 }
 
 /// How the records of `run` are laid out.
@@ -201,6 +247,13 @@ pub struct RunArgs {
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// With `--audit`: also one line per record (by default only a program
+    /// and a summary line).
+    #[arg(long, requires = "audit")]
+    pub audit_records: bool,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -223,6 +276,9 @@ pub struct BatchArgs {
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// The output schema and the audit log (`--output-schema`, `--audit`).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,

@@ -12,17 +12,23 @@
 //! everything happens on the main thread, without locks.
 
 use std::collections::BTreeMap;
-use std::io::{BufWriter, IsTerminal as _, Stdout, Write as _};
+use std::io::BufWriter;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use xpr::{Context, Error, Field, Key, Program, Value, render_error};
+use xpr::{Context, Error, Field, Key, Program, Value, Vm, render_error};
+use xpr_schema::OutputSchema;
 
+use super::audit;
 use super::input::{self, Chunk, Problem, Record};
 use super::json_in::{self, Conv, JsonError, Wanted};
 use super::json_out::{self, Out};
 use super::source::{Shared, StopOnDrop};
+
+mod writer;
+
 use super::{Exit, InputFormat, OnError, RunArgs};
+use writer::{Writer, finish_now, progress_bar};
 
 /// How many per-record errors are printed before the rest are only counted.
 const SHOWN_ERRORS: usize = 20;
@@ -58,12 +64,36 @@ struct Job<'a> {
     /// Output buffers of written chunks, for the next chunks (a fresh
     /// buffer per chunk costs page faults, or an mmap when large).
     spare_out: Mutex<Vec<Vec<u8>>>,
+    /// `--output-schema`: every result is checked against it.
+    schema: Option<OutputSchema>,
+    /// `--audit`: the expression's hash (the log itself is the writer's).
+    audit: Option<String>,
+    /// `--audit-records`: a line per record.
+    audit_records: bool,
 }
 
 /// A worker's reusable state.
 struct Worker {
     conv: Conv,
     fields: Vec<Option<Value>>,
+    vm: Vm,
+    /// Measures evaluations for the audit log.
+    timing: audit::Timing,
+    /// Times of the audit lines.
+    stamp: audit::Stamp,
+    /// The last record ran the program (`vm` holds its fuel and memory).
+    ran: bool,
+    /// When that run ended and its CPU time (with `--audit-records`).
+    measured: (Instant, u64),
+}
+
+/// Where bytes written before their chunk's turn go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    /// Standard output.
+    Out,
+    /// The audit log.
+    Audit,
 }
 
 /// Why one record failed.
@@ -90,6 +120,12 @@ struct Located {
 #[derive(Debug, Default)]
 struct Outcome {
     out: Vec<u8>,
+    /// The chunk's audit lines (`--audit-records`).
+    audit: Vec<u8>,
+    /// Fuel used, largest memory charged, and CPU time of the chunk (with `--audit`).
+    fuel: u64,
+    memory: u64,
+    cpu_us: u64,
     /// Bytes of the chunk's input (for the bound on chunks in flight).
     input_bytes: usize,
     records: u64,
@@ -150,21 +186,34 @@ impl Context for Whole<'_> {
 impl Job<'_> {
     /// Evaluates every record of `chunk`. Output beyond [`SPILL_BYTES`]
     /// goes to `spill` (which writes it once the chunk's turn has come)
-    /// instead of growing the buffer.
-    fn process(&self, chunk: &Chunk, w: &mut Worker, spill: &mut dyn FnMut(&[u8])) -> Outcome {
+    /// instead of growing the buffer; so do audit lines.
+    fn process(
+        &self,
+        chunk: &Chunk,
+        w: &mut Worker,
+        spill: &mut dyn FnMut(Stream, &[u8]),
+    ) -> Outcome {
         let mut o = Outcome {
             out: self.output_buffer(),
             input_bytes: chunk.data.len(),
             ..Outcome::default()
         };
+        let cpu_before = self.audit.as_ref().and_then(|_| audit::thread_cpu());
+        if self.audit_records {
+            w.stamp = audit::Stamp::new();
+        }
         // UTF-8 checked once for the whole chunk (records are cut at ASCII
         // bytes, so each is then text too); per record only when it fails.
         let text = std::str::from_utf8(&chunk.data).ok();
         let big_before = w.conv.big_ints;
-        for r in &chunk.records {
+        for (number, r) in (chunk.first_record..).zip(&chunk.records) {
             if o.out.len() >= SPILL_BYTES {
-                spill(&o.out);
+                spill(Stream::Out, &o.out);
                 o.out.clear();
+            }
+            if o.audit.len() >= SPILL_BYTES {
+                spill(Stream::Audit, &o.audit);
+                o.audit.clear();
             }
             if matches!(r.problem, Some(Problem::Unended)) {
                 // Not a record: the one reported too long never ended.
@@ -179,66 +228,152 @@ impl Job<'_> {
                 break;
             }
             o.records += 1;
-            match self.evaluate(chunk, r, text, w) {
-                Ok(v) => {
-                    if self.filter {
-                        if v.truthy() {
-                            o.out.extend_from_slice(chunk.bytes(r));
-                            o.out.push(b'\n');
-                            o.outputs += 1;
-                        }
-                    } else {
-                        // Handed on as it is written: one value's text
-                        // (escaped, up to six times its size) is never
-                        // held whole.
-                        let mut hand_on = |bytes: &[u8]| {
-                            spill(bytes);
-                            Ok(())
-                        };
-                        let mut out = Out::new(&mut o.out, SPILL_BYTES, &mut hand_on);
-                        // Handing on cannot fail here (`spill` ends the
-                        // process on a write error).
-                        let _ = json_out::write_streamed(&mut out, &v, None);
-                        o.out.push(b'\n');
-                        o.outputs += 1;
-                    }
+            w.ran = false;
+            let result = self.evaluate(chunk, r, text, w);
+            if self.audit.is_some() && w.ran {
+                o.fuel += w.vm.fuel_used();
+                o.memory = o.memory.max(w.vm.peak_memory());
+            }
+            // Where this record's result text starts in `o.out`, while it
+            // was not handed on (the audit line copies it from there).
+            let written = match &result {
+                Ok(v) => self.write_result(&mut o, chunk.bytes(r), v, spill),
+                Err(_) => None,
+            };
+            if self.audit_records {
+                self.audit_line(&mut o, w, number, &result, written, spill);
+            }
+            let Err(failure) = result else {
+                continue;
+            };
+            // Only errors that will be shown get a hint.
+            let shown = self.on_error == OnError::Fail || o.reported.len() < SHOWN_ERRORS;
+            let failure = if shown {
+                with_field_hint(failure, chunk.bytes(r))
+            } else {
+                failure
+            };
+            let located = Located {
+                source: chunk.source.clone(),
+                line: r.line,
+                failure,
+            };
+            match self.on_error {
+                OnError::Fail => {
+                    o.fatal = Some(located);
+                    break;
                 }
-                Err(failure) => {
-                    // Only errors that will be shown get a hint.
-                    let shown = self.on_error == OnError::Fail || o.reported.len() < SHOWN_ERRORS;
-                    let failure = if shown {
-                        with_field_hint(failure, chunk.bytes(r))
-                    } else {
-                        failure
-                    };
-                    let located = Located {
-                        source: chunk.source.clone(),
-                        line: r.line,
-                        failure,
-                    };
-                    match self.on_error {
-                        OnError::Fail => {
-                            o.fatal = Some(located);
-                            break;
-                        }
-                        OnError::Skip | OnError::Null => {
-                            o.errors += 1;
-                            if o.reported.len() < SHOWN_ERRORS {
-                                o.reported.push(located);
-                            }
-                            if self.on_error == OnError::Null && !self.filter {
-                                o.out.extend_from_slice(b"null\n");
-                                o.outputs += 1;
-                            }
-                        }
+                OnError::Skip | OnError::Null => {
+                    o.errors += 1;
+                    if o.reported.len() < SHOWN_ERRORS {
+                        o.reported.push(located);
+                    }
+                    if self.on_error == OnError::Null && !self.filter {
+                        o.out.extend_from_slice(b"null\n");
+                        o.outputs += 1;
                     }
                 }
             }
         }
         o.big_ints = w.conv.big_ints - big_before;
+        if let (Some(before), Some(after)) =
+            (cpu_before, cpu_before.and_then(|_| audit::thread_cpu()))
+        {
+            o.cpu_us = u64::try_from(after.saturating_sub(before).as_micros()).unwrap_or(u64::MAX);
+        }
         // The last record's values are not kept while the worker waits.
         w.fields.clear();
         o
+    }
+
+    /// Writes a record's result `v` to `o.out` (with `--filter`, the
+    /// record's `bytes` if `v` is truthy). Returns where the result's text
+    /// starts in `o.out` if it is all there (not handed on in pieces).
+    fn write_result(
+        &self,
+        o: &mut Outcome,
+        bytes: &[u8],
+        v: &Value,
+        spill: &mut dyn FnMut(Stream, &[u8]),
+    ) -> Option<usize> {
+        if self.filter {
+            if v.truthy() {
+                o.out.extend_from_slice(bytes);
+                o.out.push(b'\n');
+                o.outputs += 1;
+            }
+            return None;
+        }
+        let start = o.out.len();
+        let mut spilled = false;
+        // Handed on as it is written: one value's text (escaped, up to six
+        // times its size) is never held whole.
+        let mut hand_on = |bytes: &[u8]| {
+            spilled = true;
+            spill(Stream::Out, bytes);
+            Ok(())
+        };
+        let mut out = Out::new(&mut o.out, SPILL_BYTES, &mut hand_on);
+        // Handing on cannot fail here (`spill` ends the process on a write
+        // error).
+        let _ = json_out::write_streamed(&mut out, v, None);
+        o.out.push(b'\n');
+        o.outputs += 1;
+        (!spilled).then_some(start)
+    }
+
+    /// Appends record `number`'s audit line to `o.audit`. Its result's
+    /// text is copied from `o.out` from `written` on when it is all there,
+    /// else written again (handed on through `spill` as it grows).
+    fn audit_line(
+        &self,
+        o: &mut Outcome,
+        w: &mut Worker,
+        number: u64,
+        result: &Result<Value, Failure>,
+        written: Option<usize>,
+        spill: &mut dyn FnMut(Stream, &[u8]),
+    ) {
+        let (at, usage) = if w.ran {
+            (w.measured.0, audit::Usage::of(&w.vm, w.measured.1))
+        } else {
+            (Instant::now(), audit::Usage::default())
+        };
+        let origin = audit::Origin::Record(number);
+        audit::evaluation_head(
+            &mut o.audit,
+            &mut w.stamp,
+            at,
+            self.audit.as_deref(),
+            origin,
+        );
+        match result {
+            Ok(v) => match written.and_then(|start| o.out.get(start..)) {
+                Some(text) => {
+                    o.audit.extend_from_slice(b"\"result\":");
+                    // Without the newline after it.
+                    o.audit
+                        .extend_from_slice(text.strip_suffix(b"\n").unwrap_or(text));
+                }
+                None => {
+                    let mut hand_on = |bytes: &[u8]| {
+                        spill(Stream::Audit, bytes);
+                        Ok(())
+                    };
+                    let mut out = Out::new(&mut o.audit, SPILL_BYTES, &mut hand_on);
+                    // Cannot fail: `spill` ends the process on a write error.
+                    let _ = audit::result(&mut out, v);
+                }
+            },
+            Err(Failure::Eval(e)) => audit::Failed::from(e).write_key(&mut o.audit),
+            Err(Failure::Input(message) | Failure::Unended(message)) => audit::Failed {
+                kind: "input",
+                message,
+                position: None,
+            }
+            .write_key(&mut o.audit),
+        }
+        audit::evaluation_tail(&mut o.audit, usage);
     }
 
     /// An empty output buffer, kept from an earlier chunk if there is one.
@@ -294,26 +429,70 @@ impl Job<'_> {
                 ))
             })?,
         };
-        match self.as_name {
+        let value = match self.as_name {
             Some(name) => {
                 let record =
                     json_in::parse_value(record, &mut w.conv).map_err(|e| self.json_failure(&e))?;
                 // Without --seed, each record's random() gets its own seed
-                // from the thread's VM (drawn only if random() is called).
-                self.program
-                    .run(&Whole { name, record })
-                    .map_err(Failure::Eval)
+                // from the worker's VM (drawn only if random() is called).
+                self.run(&Whole { name, record }, w)
             }
             None => {
                 json_in::parse_fields(record, &self.wanted, &mut w.fields, &mut w.conv)
                     .map_err(|e| self.json_failure(&e))?;
+                let Worker {
+                    fields,
+                    vm,
+                    timing,
+                    ran,
+                    measured,
+                    ..
+                } = w;
                 let context = Fields {
                     names: self.wanted.names(),
-                    values: &w.fields,
+                    values: fields,
                 };
-                self.program.run(&context).map_err(Failure::Eval)
+                self.run_fields(&context, vm, timing, ran, measured)
             }
         }
+        .map_err(Failure::Eval)?;
+        if let Some(schema) = &self.schema {
+            schema.check(&value).map_err(Failure::Eval)?;
+        }
+        Ok(value)
+    }
+
+    /// Runs the program on the worker's VM (see [`Job::run_fields`]).
+    fn run(&self, context: &dyn Context, w: &mut Worker) -> Result<Value, Error> {
+        self.run_fields(
+            context,
+            &mut w.vm,
+            &mut w.timing,
+            &mut w.ran,
+            &mut w.measured,
+        )
+    }
+
+    /// Runs the program on `vm` and sets `ran`; with `--audit-records`,
+    /// `measured` is when the run ended and its CPU time (see
+    /// [`audit::Timing`]).
+    #[inline]
+    fn run_fields(
+        &self,
+        context: &dyn Context,
+        vm: &mut Vm,
+        timing: &mut audit::Timing,
+        ran: &mut bool,
+        measured: &mut (Instant, u64),
+    ) -> Result<Value, Error> {
+        *ran = true;
+        if !self.audit_records {
+            return self.program.run_in(vm, context);
+        }
+        let started = timing.start();
+        let result = self.program.run_in(vm, context);
+        *measured = timing.stop(started);
+        result
     }
 
     fn json_failure(&self, e: &JsonError) -> Failure {
@@ -363,155 +542,22 @@ fn with_field_hint(failure: Failure, record: &[u8]) -> Failure {
     }
 }
 
-/// The output side: writes outcomes in order, reports, keeps counts.
-struct Writer<'a> {
-    out: BufWriter<Stdout>,
-    expr: &'a str,
-    records: u64,
-    outputs: u64,
-    errors: u64,
-    big_ints: u64,
-    shown: usize,
-    noted: bool,
-    progress: Option<indicatif::ProgressBar>,
-    started: Instant,
-    quiet: bool,
-}
-
-impl Writer<'_> {
-    /// Writes `o` and reports its errors; gives back its output buffer.
-    fn take(&mut self, o: Outcome) -> Result<Vec<u8>, Exit> {
-        self.write_raw(&o.out)?;
-        self.records += o.records;
-        self.outputs += o.outputs;
-        self.errors += o.errors;
-        self.big_ints += o.big_ints;
-        if let Some(p) = &self.progress {
-            p.inc(o.records);
-        }
-        for located in &o.reported {
-            if self.shown < SHOWN_ERRORS {
-                let text = self.describe("warning", located);
-                self.eprint(&text);
-                self.shown += 1;
-            }
-        }
-        if !self.noted && self.errors > self.shown as u64 {
-            self.noted = true;
-            self.eprint("warning: further record errors are counted, not shown\n");
-        }
-        if let Some(fatal) = &o.fatal {
-            self.out.flush().map_err(Exit::from_stdout)?;
-            if let Some(p) = &self.progress {
-                p.finish_and_clear();
-            }
-            let code = match fatal.failure {
-                Failure::Input(_) | Failure::Unended(_) => 2,
-                Failure::Eval(_) => 1,
-            };
-            let mut message = self.describe("error", fatal);
-            if matches!(fatal.failure, Failure::Unended(_)) {
-                // The records before it were all dealt with: count them.
-                message.push_str(&self.summary());
-            }
-            return Err(Exit {
-                code,
-                message: Some(message),
-            });
-        }
-        Ok(o.out)
-    }
-
-    /// Writes output bytes, flushed (per chunk, or per spill of a large
-    /// one: a slow input stream gets its results promptly).
-    fn write_raw(&mut self, bytes: &[u8]) -> Result<(), Exit> {
-        self.out
-            .write_all(bytes)
-            .and_then(|()| self.out.flush())
-            .map_err(Exit::from_stdout)
-    }
-
-    /// `LEVEL: SOURCE:LINE: MESSAGE`, and for expression errors the caret block.
-    fn describe(&self, level: &str, l: &Located) -> String {
-        match &l.failure {
-            Failure::Input(message) | Failure::Unended(message) => {
-                format!("{level}: {}:{}: {message}\n", l.source, l.line)
-            }
-            Failure::Eval(e) => {
-                let rendered = render_error(e, self.expr);
-                let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
-                format!("{level}: {}:{}: {body}", l.source, l.line)
-            }
-        }
-    }
-
-    fn eprint(&self, text: &str) {
-        let write = || {
-            let mut err = std::io::stderr().lock();
-            // A closed stderr leaves nothing to report to.
-            let _ = err.write_all(text.as_bytes());
-        };
-        match &self.progress {
-            Some(p) => p.suspend(write),
-            None => write(),
-        }
-    }
-
-    /// The summary line (empty with `-q`).
-    fn summary(&self) -> String {
-        if self.quiet {
-            return String::new();
-        }
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        format!(
-            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
-            plural(self.records, "record", "records"),
-            self.outputs,
-            plural(self.errors, "error", "errors"),
-            self.started.elapsed().as_secs_f64(),
-            plural(self.big_ints, "integer", "integers"),
-        )
-    }
-
-    fn finish(mut self) -> Result<(), Exit> {
-        self.out.flush().map_err(Exit::from_stdout)?;
-        if let Some(p) = &self.progress {
-            p.finish_and_clear();
-        }
-        let summary = self.summary();
-        if !summary.is_empty() {
-            self.eprint(&summary);
-        }
-        Ok(())
-    }
-}
-
-fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {
-    if quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new_spinner();
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} {human_pos} records  {rate} records/s  {elapsed}",
-    ) {
-        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-            // Nothing to do if the terminal write fails.
-            let _ = write!(w, "{}", indicatif::HumanCount(state.per_sec() as u64));
-        };
-        bar.set_style(style.with_key("rate", rate));
-    }
-    Some(bar)
-}
-
 /// Runs `xpr run`.
 pub fn run(args: &RunArgs) -> Result<(), Exit> {
     let started = Instant::now();
+    let schema = args.output.schema()?;
+    let mut log = args.output.audit()?;
     let engine = args.guard.apply(args.limits.engine());
-    let program = args
-        .guard
-        .compile(&engine, &args.expr)
-        .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    let compiled = args.guard.compile(&engine, &args.expr);
+    let hash = log.as_ref().map(|_| audit::hash(&args.expr));
+    if let (Some(log), Some(hash)) = (&mut log, &hash) {
+        let mut line = Vec::new();
+        let compiled = compiled.as_ref().map_err(audit::Failed::from);
+        audit::program_line(&mut line, "run", hash, &args.expr, compiled);
+        log.write(&line)?;
+        log.flush()?;
+    }
+    let program = compiled.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     super::warn_unknown_functions(&program);
     let inputs = input::open(&args.files)?;
     let jobs = args.jobs.map_or_else(
@@ -531,6 +577,9 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         max_record: args.max_record_bytes,
         max_depth: args.limits.value_depth(),
         spare_out: Mutex::default(),
+        schema,
+        audit: hash.clone(),
+        audit_records: args.audit_records,
     };
     let mut writer = Writer {
         out: BufWriter::with_capacity(128 << 10, std::io::stdout()),
@@ -544,6 +593,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         progress: progress_bar(args.quiet),
         started,
         quiet: args.quiet,
+        audit: log.zip(hash),
+        totals: audit::Totals::default(),
     };
     let result = if jobs <= 1 {
         run_inline(&job, inputs, &mut writer)
@@ -563,6 +614,11 @@ fn new_worker(job: &Job<'_>) -> Worker {
     Worker {
         conv: Conv::new(job.strict, job.max_depth),
         fields: Vec::new(),
+        vm: Vm::new(),
+        timing: audit::Timing::new(false),
+        stamp: audit::Stamp::new(),
+        ran: false,
+        measured: (Instant::now(), 0),
     }
 }
 
@@ -576,8 +632,12 @@ fn run_inline(
     let pool = input::ChunkPool::default();
     input::read_all(inputs, job.format, job.max_record, &pool, &mut |chunk| {
         // One job: every chunk's turn has come.
-        let outcome = job.process(&chunk, &mut worker, &mut |out| {
-            if let Err(exit) = writer.write_raw(out) {
+        let outcome = job.process(&chunk, &mut worker, &mut |stream, bytes| {
+            let written = match stream {
+                Stream::Out => writer.write_raw(bytes),
+                Stream::Audit => writer.write_audit(bytes),
+            };
+            if let Err(exit) = written {
                 finish_now(writer, exit);
             }
         });
@@ -626,7 +686,7 @@ fn run_parallel(
             // Output beyond the spill size is written once this chunk's
             // turn has come (the chunk due next is always being worked on
             // or done, so the wait ends).
-            let outcome = job.process(&chunk, &mut worker, &mut |out| {
+            let outcome = job.process(&chunk, &mut worker, &mut |stream, bytes| {
                 let Ok(mut o) = ordered.lock() else {
                     return;
                 };
@@ -636,7 +696,11 @@ fn run_parallel(
                         Err(_) => return,
                     };
                 }
-                if let Err(exit) = o.writer.write_raw(out) {
+                let written = match stream {
+                    Stream::Out => o.writer.write_raw(bytes),
+                    Stream::Audit => o.writer.write_audit(bytes),
+                };
+                if let Err(exit) = written {
                     finish_now(o.writer, exit);
                 }
             });
@@ -692,18 +756,4 @@ struct Ordered<'w, 'a> {
     pending: BTreeMap<u64, Outcome>,
     /// Index of the next chunk to write.
     next: u64,
-}
-
-/// Ends the process with `exit` (output already flushed by the writer),
-/// without waiting for the reader and workers.
-fn finish_now(writer: &mut Writer<'_>, exit: Exit) -> ! {
-    if let Some(p) = &writer.progress {
-        p.finish_and_clear();
-    }
-    if let Some(message) = &exit.message {
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(message.as_bytes());
-        let _ = err.flush();
-    }
-    std::process::exit(i32::from(exit.code))
 }

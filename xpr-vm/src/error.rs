@@ -61,6 +61,11 @@ pub enum ErrorKind {
     Timeout,
     /// The host cancelled the run.
     Cancelled,
+    /// The result does not conform to the output schema the host set
+    /// (`xpr-schema`; `--output-schema` on the command line), or that
+    /// schema is itself invalid. The message names the JSON pointer of the
+    /// failing part.
+    Schema,
 }
 
 impl ErrorKind {
@@ -83,6 +88,7 @@ impl ErrorKind {
             ErrorKind::Length => "length",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Schema => "schema",
         }
     }
 }
