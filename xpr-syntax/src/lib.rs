@@ -27,10 +27,25 @@ pub mod lexer;
 mod nodes;
 mod printer;
 
-lalrpop_util::lalrpop_mod!(
-    #[allow(clippy::all, clippy::pedantic, missing_docs, unused_parens, dead_code)]
-    grammar
-);
+/// The parser LALRPOP generates from `grammar.lalrpop`, committed as
+/// `grammar_generated.rs` so that building xpr never compiles LALRPOP
+/// (regenerate with `cargo run --manifest-path
+/// xpr-syntax/grammar-gen/Cargo.toml`; a test checks it is up to date).
+#[rustfmt::skip]
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    missing_docs,
+    unused_parens,
+    dead_code,
+    clippy::extra_unused_lifetimes,
+    clippy::needless_lifetimes,
+    clippy::let_unit_value,
+    clippy::just_underscores_and_digits
+)]
+mod grammar {
+    include!("grammar_generated.rs");
+}
 
 pub use ast::Span;
 pub use error::{ParseError, ParseErrorKind};
