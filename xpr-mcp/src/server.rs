@@ -71,7 +71,7 @@ impl Server {
         );
         let guards = self.workers.guards();
         if let Some(t) = guards.expect {
-            text.push_str(&format!(" Every result must be a {t}."));
+            text.push_str(&format!(" Every result must be of type {t}."));
         }
         if guards.output_schema.is_some() {
             text.push_str(
@@ -278,7 +278,7 @@ mod tests {
         };
         let info = Server::new(Engine::new(), guards, 1).get_info();
         let text = info.instructions.expect("instructions");
-        assert!(text.contains("Every result must be a boolean."), "{text}");
+        assert!(text.contains("Every result must be of type boolean."), "{text}");
         assert!(text.contains("output schema"), "{text}");
     }
 
