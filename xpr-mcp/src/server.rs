@@ -278,7 +278,10 @@ mod tests {
         };
         let info = Server::new(Engine::new(), guards, 1).get_info();
         let text = info.instructions.expect("instructions");
-        assert!(text.contains("Every result must be of type boolean."), "{text}");
+        assert!(
+            text.contains("Every result must be of type boolean."),
+            "{text}"
+        );
         assert!(text.contains("output schema"), "{text}");
     }
 
