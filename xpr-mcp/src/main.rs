@@ -1,15 +1,17 @@
-//! The `xpr-mcp` binary: parses the limits flags, then serves MCP over
-//! standard input and output until the client closes them.
+//! The `xpr-mcp` binary: parses the limits and guardrail flags (and reads
+//! the output schema, if any), then serves MCP over standard input and
+//! output until the client closes them.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use rmcp::ServiceExt as _;
-use xpr_mcp::{LimitArgs, Server};
+use xpr_mcp::{GuardArgs, LimitArgs, Server};
 
 /// `xpr-mcp`: an MCP server (stdio) with the tools `evaluate` and `check`
-/// for XPR expressions, under limits fixed here.
+/// for XPR expressions and the language card as a resource, under limits,
+/// allowlist, expected type and output schema fixed here.
 #[derive(Debug, Parser)]
 #[command(
     name = "xpr-mcp",
@@ -26,6 +28,8 @@ struct Cli {
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     #[command(flatten)]
+    guard: GuardArgs,
+    #[command(flatten)]
     limits: LimitArgs,
 }
 
@@ -39,6 +43,14 @@ const STDIO_THREADS: usize = 4;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Before serving: an unusable schema is the operator's mistake.
+    let guards = match cli.guard.guards() {
+        Ok(g) => g,
+        Err(message) => {
+            eprintln!("xpr-mcp: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let jobs = cli.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,
@@ -55,7 +67,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let server = Server::new(cli.limits.engine(), jobs);
+    let server = Server::new(cli.guard.apply(cli.limits.engine()), guards, jobs);
     let outcome = runtime.block_on(async {
         let running = server.serve(rmcp::transport::stdio()).await?;
         running.waiting().await?;

@@ -13,23 +13,31 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use xpr::Engine;
 
-use crate::hooks;
+use crate::guards::Guards;
 use crate::tools::{self, JsonObject, Outcome};
 use crate::worker::Workers;
 
-/// The XPR MCP server: two tools, `evaluate` and `check`, under limits
-/// fixed when it is made. Cheap to clone (clones share the workers).
+/// The URI of the language card resource.
+pub const CARD_URI: &str = "xpr://language-card";
+
+/// The XPR MCP server: two tools, `evaluate` and `check`, and the
+/// language card as a resource, under limits and guardrails fixed when it
+/// is made. Cheap to clone (clones share the workers).
 #[derive(Debug, Clone)]
 pub struct Server {
     workers: Arc<Workers>,
+    card: Arc<str>,
 }
 
 impl Server {
-    /// A server compiling with `engine` (whose limits every call runs
-    /// under), running at most `jobs` calls at once.
-    pub fn new(engine: Engine, jobs: usize) -> Self {
+    /// A server compiling with `engine` (whose limits and allowlist every
+    /// call runs under), its results held to `guards`, running at most
+    /// `jobs` calls at once. The language card lists what `engine` allows.
+    pub fn new(engine: Engine, guards: Guards, jobs: usize) -> Self {
+        let card = xpr::card(&engine).into();
         Server {
-            workers: Arc::new(Workers::new(engine, jobs)),
+            workers: Arc::new(Workers::new(engine, guards, jobs)),
+            card,
         }
     }
 
@@ -48,9 +56,10 @@ impl Server {
     fn instructions(&self) -> String {
         let l = self.workers.engine().limits();
         let or_none = |v: Option<String>| v.unwrap_or_else(|| "none".to_string());
-        format!(
+        let mut text = format!(
             "XPR is a small, sandboxed expression language over JSON data \
-             (`items.filter(x => x.price > 50).map(x => x.name)`). Call `check` to validate \
+             (`items.filter(x => x.price > 50).map(x => x.name)`); the resource {CARD_URI} \
+             describes it (syntax, every function allowed, examples). Call `check` to validate \
              an expression and see the fields it reads, `evaluate` to compute it against a \
              context object. A failure returns a diagnostic with the span, expected tokens \
              and a hint: fix the expression and call again. Limits per call (fixed by the \
@@ -59,7 +68,17 @@ impl Server {
             or_none(l.memory.map(|n| n.to_string())),
             or_none(l.timeout.map(|t| t.as_millis().to_string())),
             or_none(l.max_length.map(|n| n.to_string())),
-        )
+        );
+        let guards = self.workers.guards();
+        if let Some(t) = guards.expect {
+            text.push_str(&format!(" Every result must be of type {t}."));
+        }
+        if guards.output_schema.is_some() {
+            text.push_str(
+                " Every result of `evaluate` must conform to the server's output schema.",
+            );
+        }
+        text
     }
 }
 
@@ -78,21 +97,21 @@ fn result(outcome: Outcome) -> CallToolResult {
     }
 }
 
-/// The language card as a resource, when there is one (see [`hooks`]).
-fn card_resource() -> Option<(Resource, String)> {
-    let (uri, text) = hooks::language_card()?;
-    let resource = Resource::new(uri, "xpr-language-card")
+/// The language card resource (its text is [`Server`]'s `card`).
+fn card_resource() -> Resource {
+    Resource::new(CARD_URI, "xpr-language-card")
         .with_title("XPR language card")
-        .with_description("A compact description of XPR for an LLM's system prompt.");
-    Some((resource, text))
+        .with_description(
+            "A compact description of XPR for an LLM's system prompt: syntax, every function \
+             and method the server allows with its signature, worked examples.",
+        )
+        .with_mime_type("text/markdown")
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder().enable_tools().build();
-        if card_resource().is_some() {
-            capabilities.resources = Some(ResourcesCapability::default());
-        }
+        capabilities.resources = Some(ResourcesCapability::default());
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("xpr-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions())
@@ -134,8 +153,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let resources = card_resource().map(|(r, _)| r).into_iter().collect();
-        Ok(ListResourcesResult::with_all_items(resources))
+        Ok(ListResourcesResult::with_all_items(vec![card_resource()]))
     }
 
     async fn read_resource(
@@ -143,16 +161,18 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        match card_resource() {
-            Some((resource, text)) if resource.uri == request.uri => Ok(ReadResourceResult::new(
-                vec![ResourceContents::text(text, resource.uri)],
-            )
-            .into()),
-            _ => Err(ErrorData::resource_not_found(
-                format!("no resource '{}'", request.uri),
+        if request.uri != CARD_URI {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource '{}': the one resource is '{CARD_URI}'",
+                    request.uri
+                ),
                 None,
-            )),
+            ));
         }
+        let contents =
+            ResourceContents::text(self.card.to_string(), CARD_URI).with_mime_type("text/markdown");
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
 
@@ -181,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_value_is_structured_content_and_text() {
-        let server = Server::new(Engine::new(), 2);
+        let server = Server::new(Engine::new(), Guards::default(), 2);
         let result = runtime()
             .block_on(server.call(
                 "evaluate",
@@ -198,7 +218,7 @@ mod tests {
 
     #[test]
     fn a_failure_is_an_error_result_holding_one_diagnostic() {
-        let server = Server::new(Engine::new(), 1);
+        let server = Server::new(Engine::new(), Guards::default(), 1);
         let result = runtime()
             .block_on(server.call("evaluate", Some(&args(r#"{"expression": "1 +"}"#))))
             .expect("a tool");
@@ -212,27 +232,62 @@ mod tests {
 
     #[test]
     fn an_unknown_tool_is_none() {
-        let server = Server::new(Engine::new(), 1);
+        let server = Server::new(Engine::new(), Guards::default(), 1);
         assert!(runtime().block_on(server.call("run", None)).is_none());
     }
 
     #[test]
-    fn the_info_names_the_limits_and_offers_no_resources_without_a_card() {
+    fn the_info_names_the_limits_and_offers_the_card() {
         let limits = xpr::Limits {
             fuel: Some(1234),
             ..Default::default()
         };
-        let server = Server::new(Engine::new().with_limits(limits), 1);
+        let server = Server::new(Engine::new().with_limits(limits), Guards::default(), 1);
         let info = server.get_info();
         assert!(info.capabilities.tools.is_some());
-        assert!(info.capabilities.resources.is_none());
+        assert!(info.capabilities.resources.is_some());
+        assert!(
+            info.instructions
+                .as_ref()
+                .is_some_and(|i| i.contains(CARD_URI))
+        );
         assert!(info.instructions.is_some_and(|i| i.contains("fuel 1234")));
         assert_eq!(info.server_info.name, "xpr-mcp");
     }
 
     #[test]
+    fn the_card_lists_only_what_the_server_allows() {
+        let all = Server::new(Engine::new(), Guards::default(), 1);
+        assert!(all.card.contains("s.upper() -> string: uppercase"));
+        assert!(all.card.contains("now()"));
+        let denied = Server::new(Engine::new().deny(["now", "upper"]), Guards::default(), 1);
+        assert!(!denied.card.contains("now()"));
+        assert!(!denied.card.contains("s.upper()"));
+        assert!(denied.card.contains("s.lower()"));
+        assert_eq!(card_resource().uri, CARD_URI);
+    }
+
+    #[test]
+    fn the_info_names_the_expected_type_and_the_schema() {
+        let guards = Guards {
+            expect: Some(xpr::ValueType::Boolean),
+            output_schema: Some(
+                xpr_schema::OutputSchema::from_json(&serde_json::json!({"type": "boolean"}))
+                    .expect("a schema"),
+            ),
+        };
+        let info = Server::new(Engine::new(), guards, 1).get_info();
+        let text = info.instructions.expect("instructions");
+        assert!(
+            text.contains("Every result must be of type boolean."),
+            "{text}"
+        );
+        assert!(text.contains("output schema"), "{text}");
+    }
+
+    #[test]
     fn every_listed_tool_is_found_by_name() {
-        let server = Server::new(Engine::new(), 1);
+        let server = Server::new(Engine::new(), Guards::default(), 1);
         for tool in tools::definitions() {
             assert_eq!(server.get_tool(&tool.name), Some(tool));
         }

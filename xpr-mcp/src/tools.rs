@@ -1,23 +1,25 @@
 //! The two tools, without any transport: their definitions (input and
 //! output JSON Schemas), their arguments, and what a call returns.
 //!
-//! - `evaluate {expression, context?}`: compiles and runs the expression
-//!   with the context's fields as variables; the result is
+//! - `evaluate {expression, context?, output_schema?}`: compiles (under
+//!   the server's allowlist and expected type) and runs the expression
+//!   with the context's fields as variables, then checks the result
+//!   against the server's output schema and the call's; the result is
 //!   `{"value": RESULT}` (structured content) and RESULT's JSON text
 //!   (content), or an error result whose content is one diagnostic
-//!   (see [`crate::diagnostic`]).
-//! - `check {expression, fields?, sample?}`: parses and compiles only,
-//!   as `xpr check --json`: `{valid: true, free_variables, functions,
-//!   warnings}` or `{valid: false, error: DIAGNOSTIC}`.
+//!   ([`xpr::Diagnostic::to_json`]).
+//! - `check {expression, fields?, sample?}`: parses and compiles only:
+//!   [`xpr::Engine::check`]'s report, as `xpr check --json` prints it.
 //!
 //! Arguments carry no limits: an argument other than these is refused.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value as Json, json};
-use xpr::{Engine, Value, Vm};
+use xpr::{Diagnostic, Engine, Severity, Value, Vm};
+use xpr_schema::OutputSchema;
 
-use crate::{diagnostic, hooks, warnings};
+use crate::guards::Guards;
 
 /// A JSON object, as tool arguments and schemas are.
 pub type JsonObject = Map<String, Json>;
@@ -50,6 +52,10 @@ pub struct Evaluate {
     pub expression: String,
     /// The variables (an empty object when none were given).
     pub context: JsonObject,
+    /// The client's output schema (a JSON Schema: an object or a
+    /// boolean), compiled on the worker; the result must pass it as well
+    /// as the server's.
+    pub output_schema: Option<Json>,
 }
 
 /// The arguments of `check`.
@@ -83,7 +89,19 @@ fn object(value: Json) -> Arc<JsonObject> {
     }
 }
 
-/// The schema of a diagnostic (see [`crate::diagnostic`]).
+/// The diagnostic of tool arguments the server cannot use: kind `arguments`.
+pub fn of_arguments(message: &str) -> Json {
+    Diagnostic::new("arguments", message, Severity::Error).to_json()
+}
+
+/// The diagnostic of a call the server could not finish (a bug: a panic
+/// caught on the worker): kind `internal`. The server keeps serving.
+pub fn internal() -> Json {
+    let message = "internal error: the call stopped unexpectedly; the server keeps serving";
+    Diagnostic::new("internal", message, Severity::Error).to_json()
+}
+
+/// The schema of a diagnostic ([`Diagnostic::to_json`]).
 fn diagnostic_schema() -> Json {
     let nullable = |t: &str| json!({"type": [t, "null"]});
     json!({
@@ -99,9 +117,10 @@ fn diagnostic_schema() -> Json {
                 "required": ["start", "end"]
             },
             "expected": {"type": "array", "items": {"type": "string"}},
-            "hint": nullable("string")
+            "hint": nullable("string"),
+            "severity": {"enum": ["error", "warning"]}
         },
-        "required": ["kind", "message", "text", "position", "span", "expected", "hint"]
+        "required": ["kind", "message", "text", "position", "span", "expected", "hint", "severity"]
     })
 }
 
@@ -122,6 +141,10 @@ pub fn evaluate_input_schema() -> Json {
             "context": {
                 "type": "object",
                 "description": "The variables: a JSON object whose fields the expression reads by name."
+            },
+            "output_schema": {
+                "type": ["object", "boolean"],
+                "description": "A JSON Schema the result must conform to (besides the server's, if it has one); a result that does not is an error of kind `schema` naming the JSON pointer of the failing part."
             }
         },
         "required": ["expression"],
@@ -159,31 +182,26 @@ pub fn check_input_schema() -> Json {
     })
 }
 
-/// The output schema of `check`.
+/// The output schema of `check` ([`xpr::CheckReport::to_json`]).
 pub fn check_output_schema() -> Json {
     let names = json!({"type": "array", "items": {"type": "string"}});
+    let mut warning = diagnostic_schema();
+    warning["properties"]["name"] = json!({"type": "string"});
+    warning["properties"]["suggestion"] = json!({"type": ["string", "null"]});
+    if let Some(required) = warning["required"].as_array_mut() {
+        required.extend([json!("name"), json!("suggestion")]);
+    }
     json!({
         "type": "object",
         "properties": {
             "valid": {"type": "boolean"},
+            "error": diagnostic_schema(),
+            "errors": {"type": "array", "items": diagnostic_schema()},
+            "warnings": {"type": "array", "items": warning},
             "free_variables": names,
-            "functions": names,
-            "warnings": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"enum": ["unknown_field", "unknown_method"]},
-                        "name": {"type": "string"},
-                        "message": {"type": "string"},
-                        "suggestion": {"type": ["string", "null"]}
-                    },
-                    "required": ["kind", "name", "message", "suggestion"]
-                }
-            },
-            "error": diagnostic_schema()
+            "functions": names
         },
-        "required": ["valid"]
+        "required": ["valid", "errors", "warnings"]
     })
 }
 
@@ -198,19 +216,22 @@ pub fn definitions() -> Vec<rmcp::model::Tool> {
         Tool::new(
             EVALUATE,
             "Evaluate an XPR expression against a context object (its fields are the variables) \
-             and return the value as JSON, under the server's fuel, memory and time limits. \
-             On failure the result is an error whose content is a diagnostic: kind, message, \
-             span (character offsets), expected tokens and a hint.",
+             and return the value as JSON, under the server's fuel, memory and time limits, \
+             allowlist, expected type and output schema (`output_schema` adds a JSON Schema the \
+             result must also pass). On failure the result is an error whose content is a \
+             diagnostic: kind, message, span (character offsets), expected tokens and a hint.",
             object(evaluate_input_schema()),
         )
         .with_raw_output_schema(object(evaluate_output_schema()))
         .with_annotations(annotations.clone()),
         Tool::new(
             CHECK,
-            "Parse and compile an XPR expression without running it: whether it is valid (with \
-             a diagnostic if not), its free variables, the functions it calls, and warnings for \
-             names that are not among the given fields (or the keys of a sample record) and \
-             for method names that look like typos.",
+            "Parse and compile an XPR expression without running it, as `xpr check --json`: \
+             whether it is valid, every error (all syntax errors at once, unknown functions, \
+             methods a value lacks, functions the server does not allow, a result of the wrong \
+             type) as a diagnostic with span and hint, warnings (names not among the given \
+             fields or the keys of a sample record, other languages' names, likely mistakes), \
+             its free variables and the functions it calls.",
             object(check_input_schema()),
         )
         .with_raw_output_schema(object(check_output_schema()))
@@ -224,12 +245,12 @@ pub fn parse(name: &str, arguments: Option<&JsonObject>) -> Result<Option<Call>,
     let empty = JsonObject::new();
     let args = arguments.unwrap_or(&empty);
     let allowed: &[&str] = match name {
-        EVALUATE => &["expression", "context"],
+        EVALUATE => &["expression", "context", "output_schema"],
         CHECK => &["expression", "fields", "sample"],
         _ => return Ok(None),
     };
     if let Some(extra) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(diagnostic::of_arguments(&format!(
+        return Err(of_arguments(&format!(
             "unknown argument '{extra}': {name} takes {} (limits are fixed when the server starts)",
             allowed.join(", ")
         )));
@@ -237,26 +258,37 @@ pub fn parse(name: &str, arguments: Option<&JsonObject>) -> Result<Option<Call>,
     let expression = match args.get("expression") {
         Some(Json::String(s)) => s.clone(),
         Some(other) => {
-            return Err(diagnostic::of_arguments(&format!(
+            return Err(of_arguments(&format!(
                 "'expression' must be a string, not {}",
                 json_type(other)
             )));
         }
-        None => return Err(diagnostic::of_arguments("'expression' is required")),
+        None => return Err(of_arguments("'expression' is required")),
     };
     let object_arg = |key: &str| match args.get(key) {
         None | Some(Json::Null) => Ok(None),
         Some(Json::Object(map)) => Ok(Some(map)),
-        Some(other) => Err(diagnostic::of_arguments(&format!(
+        Some(other) => Err(of_arguments(&format!(
             "'{key}' must be a JSON object, not {}",
             json_type(other)
         ))),
     };
     if name == EVALUATE {
         let context = object_arg("context")?.cloned().unwrap_or_default();
+        let output_schema = match args.get("output_schema") {
+            None | Some(Json::Null) => None,
+            Some(schema @ (Json::Object(_) | Json::Bool(_))) => Some(schema.clone()),
+            Some(other) => {
+                return Err(of_arguments(&format!(
+                    "'output_schema' must be a JSON Schema (an object or a boolean), not {}",
+                    json_type(other)
+                )));
+            }
+        };
         return Ok(Some(Call::Evaluate(Evaluate {
             expression,
             context,
+            output_schema,
         })));
     }
     let fields = match args.get("fields") {
@@ -266,7 +298,7 @@ pub fn parse(name: &str, arguments: Option<&JsonObject>) -> Result<Option<Call>,
                 .iter()
                 .map(|f| match f {
                     Json::String(s) => Ok(s.trim().to_string()),
-                    other => Err(diagnostic::of_arguments(&format!(
+                    other => Err(of_arguments(&format!(
                         "'fields' must list strings, not {}",
                         json_type(other)
                     ))),
@@ -274,7 +306,7 @@ pub fn parse(name: &str, arguments: Option<&JsonObject>) -> Result<Option<Call>,
                 .collect::<Result<Vec<_>, _>>()?,
         ),
         Some(other) => {
-            return Err(diagnostic::of_arguments(&format!(
+            return Err(of_arguments(&format!(
                 "'fields' must be an array of strings, not {}",
                 json_type(other)
             )));
@@ -283,9 +315,7 @@ pub fn parse(name: &str, arguments: Option<&JsonObject>) -> Result<Option<Call>,
     let sample = object_arg("sample")?;
     let known = match (fields, sample) {
         (Some(_), Some(_)) => {
-            return Err(diagnostic::of_arguments(
-                "give 'fields' or 'sample', not both",
-            ));
+            return Err(of_arguments("give 'fields' or 'sample', not both"));
         }
         (Some(fields), None) => Some(fields),
         (None, Some(sample)) => Some(sample.keys().cloned().collect()),
@@ -306,25 +336,40 @@ fn json_type(v: &Json) -> &'static str {
     }
 }
 
-/// Runs a parsed call on this thread, on a VM of its own.
-pub fn run(engine: &Engine, call: &Call) -> Outcome {
+/// Runs a parsed call on this thread, on a VM of its own, under the
+/// server's guardrails.
+pub fn run(engine: &Engine, guards: &Guards, call: &Call) -> Outcome {
     match call {
-        Call::Evaluate(e) => evaluate(engine, e),
-        Call::Check(c) => check(engine, c),
+        Call::Evaluate(e) => evaluate(engine, guards, e),
+        Call::Check(c) => check(engine, guards, c),
     }
 }
 
-/// `evaluate`: compile, run on a fresh VM, convert the value to JSON.
-pub fn evaluate(engine: &Engine, args: &Evaluate) -> Outcome {
+/// `evaluate`: compile (for the expected type, if any), run on a fresh
+/// VM, check the result against the server's schema and the call's,
+/// convert it to JSON.
+pub fn evaluate(engine: &Engine, guards: &Guards, args: &Evaluate) -> Outcome {
     let source = args.expression.as_str();
-    let failed = |e: &xpr::Error| Outcome::Failed(diagnostic::of_error(engine, source, e));
-    let program = match engine.compile(source) {
+    let failed = |e: &xpr::Error| Outcome::Failed(engine.diagnose(e, source).to_json());
+    // The client's schema is compiled first: a schema that cannot be used
+    // is the call's mistake, whatever the expression.
+    let client_schema = match &args.output_schema {
+        None => None,
+        Some(schema) => match OutputSchema::from_json(schema) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                return Outcome::Failed(of_arguments(&format!("'output_schema': {}", e.message())));
+            }
+        },
+    };
+    let compiled = match guards.expect {
+        Some(t) => engine.compile_expecting(source, t),
+        None => engine.compile(source),
+    };
+    let program = match compiled {
         Ok(p) => p,
         Err(e) => return failed(&e),
     };
-    if let Err(e) = hooks::allow(&program) {
-        return failed(&e);
-    }
     // A VM of the call's own: nothing a hostile run grew is kept.
     let mut vm = Vm::new();
     let value = match program.run_in(&mut vm, &args.context) {
@@ -332,16 +377,17 @@ pub fn evaluate(engine: &Engine, args: &Evaluate) -> Outcome {
         Err(e) => return failed(&e),
     };
     drop(vm);
-    let (json, text) = match to_json(&value) {
-        Ok(pair) => pair,
-        Err(e) => return failed(&e),
-    };
-    if let Err(diagnostic) = hooks::check_output(&json) {
-        return Outcome::Failed(diagnostic);
+    for schema in guards.output_schema.iter().chain(&client_schema) {
+        if let Err(e) = schema.check(&value) {
+            return failed(&e);
+        }
     }
-    Outcome::Done {
-        structured: json!({ "value": json }),
-        text,
+    match to_json(&value) {
+        Ok((json, text)) => Outcome::Done {
+            structured: json!({ "value": json }),
+            text,
+        },
+        Err(e) => failed(&e),
     }
 }
 
@@ -351,30 +397,11 @@ fn to_json(value: &Value) -> Result<(Json, String), xpr::Error> {
     Ok((value.to_json()?, xpr::to_json_string(value)?))
 }
 
-/// `check`: as `xpr check --json`. A call of a function that does not
-/// exist makes the expression invalid (the library would raise it only
-/// where the call is reached; a JSON record cannot supply a function).
-pub fn check(engine: &Engine, args: &Check) -> Outcome {
-    let source = args.expression.as_str();
-    let invalid =
-        |e: &xpr::Error| json!({"valid": false, "error": diagnostic::of_error(engine, source, e)});
-    let program = match engine.compile(source) {
-        Ok(p) => p,
-        Err(e) => return Outcome::report(invalid(&e)),
-    };
-    if let Err(e) = hooks::allow(&program) {
-        return Outcome::report(invalid(&e));
-    }
-    if let Some(first) = program.unknown_functions().first() {
-        return Outcome::report(invalid(&first.error));
-    }
-    let free: Vec<&str> = program.free_variables().iter().map(|k| &**k).collect();
-    Outcome::report(json!({
-        "valid": true,
-        "free_variables": free,
-        "functions": program.functions(),
-        "warnings": warnings::of_program(&program, args.known.as_deref()),
-    }))
+/// `check`: [`Engine::check`] under the server's allowlist and expected
+/// type, reported as `xpr check --json` prints it.
+pub fn check(engine: &Engine, guards: &Guards, args: &Check) -> Outcome {
+    let report = engine.check(&args.expression, args.known.as_deref(), guards.expect);
+    Outcome::report(report.to_json())
 }
 
 #[cfg(test)]

@@ -10,35 +10,45 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use xpr::Engine;
 
-use crate::diagnostic;
-use crate::tools::{self, Call, Outcome};
+use crate::guards::Guards;
+use crate::tools::{self, Call, Outcome, internal};
 
-/// The engine every call compiles with and the permits that bound how
-/// many calls run at once.
+/// The engine every call compiles with, the guardrails every result
+/// passes, and the permits that bound how many calls run at once.
 #[derive(Debug)]
 pub struct Workers {
     engine: Arc<Engine>,
+    guards: Arc<Guards>,
     permits: Arc<Semaphore>,
 }
 
 impl Workers {
-    /// Workers compiling with `engine`, `jobs` calls at a time (at least one).
-    pub fn new(engine: Engine, jobs: usize) -> Self {
+    /// Workers compiling with `engine` (its limits and allowlist) under
+    /// `guards`, `jobs` calls at a time (at least one).
+    pub fn new(engine: Engine, guards: Guards, jobs: usize) -> Self {
         Workers {
             engine: Arc::new(engine),
+            guards: Arc::new(guards),
             permits: Arc::new(Semaphore::new(jobs.max(1))),
         }
     }
 
-    /// The engine (its limits are the server's).
+    /// The engine (its limits and allowlist are the server's).
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// The server's guardrails on results.
+    pub fn guards(&self) -> &Guards {
+        &self.guards
     }
 
     /// Runs `call` on a worker thread and waits for its outcome.
     pub async fn run(&self, call: Call) -> Outcome {
         let engine = Arc::clone(&self.engine);
-        self.guarded(move || tools::run(&engine, &call)).await
+        let guards = Arc::clone(&self.guards);
+        self.guarded(move || tools::run(&engine, &guards, &call))
+            .await
     }
 
     /// Runs `work` on a worker thread once a permit is free; a panic in
@@ -50,7 +60,7 @@ impl Workers {
     {
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             // The semaphore is never closed.
-            return Outcome::Failed(diagnostic::internal());
+            return Outcome::Failed(internal());
         };
         let joined = tokio::task::spawn_blocking(move || {
             let outcome = catch_unwind(AssertUnwindSafe(work));
@@ -60,7 +70,7 @@ impl Workers {
         .await;
         match joined {
             Ok(Ok(outcome)) => outcome,
-            Ok(Err(_)) | Err(_) => Outcome::Failed(diagnostic::internal()),
+            Ok(Err(_)) | Err(_) => Outcome::Failed(internal()),
         }
     }
 }
@@ -77,12 +87,12 @@ mod tests {
 
     #[test]
     fn a_panic_is_an_internal_error_and_the_workers_go_on() {
-        let workers = Workers::new(Engine::new(), 1);
+        let workers = Workers::new(Engine::new(), Guards::default(), 1);
         runtime().block_on(async {
             let out = workers
                 .guarded(|| panic!("a bug, deliberately, in a test"))
                 .await;
-            assert_eq!(out, Outcome::Failed(diagnostic::internal()));
+            assert_eq!(out, Outcome::Failed(internal()));
             // The permit came back: the next call runs.
             let call = tools::parse(
                 tools::EVALUATE,

@@ -3,10 +3,14 @@
 Usage: python e2e_client.py PATH/TO/xpr-mcp
 
 Starts the server over stdio and, on one session: lists the tools, evaluates
-a value, checks an expression (free variables, warnings), reads a parse
-error's span and expected tokens, sends hostile expressions that end in
-budget errors, and makes good calls on the same session afterwards. A second
-server started with `--fuel 1000` shows the limits are the server's.
+a value, checks an expression (free variables, warnings, every syntax error),
+reads a parse error's span and expected tokens, checks a result against a
+client's output schema, lists and reads the language card resource, sends
+hostile expressions that end in budget errors, and makes good calls on the
+same session afterwards. More servers show the flags are the server's:
+`--fuel 1000` (the limits), `--deny now` (the allowlist, in the tools and
+the card), `--expect object --output-schema FILE` (the result guardrails),
+and an invalid schema file (exit 2 before serving).
 
 The SDK validates each successful result against the tool's output schema,
 so every passing call also checks the schemas. Written for `mcp` 2.x and
@@ -15,7 +19,10 @@ line `N passed, M failed`; exits 1 if any failed.
 """
 
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import traceback
 
 import anyio
@@ -97,6 +104,7 @@ async def main_session(binary):
                 assert set(field(tools["evaluate"], "input_schema", "inputSchema")["properties"]) == {
                     "expression",
                     "context",
+                    "output_schema",
                 }
 
             async def evaluate_value():
@@ -141,6 +149,42 @@ async def main_session(binary):
                 assert report["error"]["kind"] == "parse", report
                 assert report["error"]["span"] == {"start": 3, "end": 3}, report
                 assert report["error"]["expected"], report
+
+            async def check_every_syntax_error():
+                r = await session.call_tool("check", {"expression": "a and b or c"})
+                report = structured(r)
+                assert report["valid"] is False, report
+                hints = [e["hint"] for e in report["errors"]]
+                assert hints == ["XPR writes `&&` for `and`", "XPR writes `||` for `or`"], report
+                assert report["error"] == report["errors"][0], report
+
+            async def client_schema():
+                schema = {"type": "array", "items": {"type": "object", "required": ["price"],
+                                                     "properties": {"price": {"type": "number"}}}}
+                expression = "items.map(i => {price: i.price})"
+                good = {"items": [{"price": 3}, {"price": 4.5}]}
+                r = await session.call_tool(
+                    "evaluate", {"expression": expression, "context": good, "output_schema": schema}
+                )
+                assert structured(r) == {"value": [{"price": 3}, {"price": 4.5}]}, text(r)
+                bad = {"items": [{"price": 3}, {"price": "4.5"}]}
+                r = await session.call_tool(
+                    "evaluate", {"expression": expression, "context": bad, "output_schema": schema}
+                )
+                d = diagnostic(r)
+                assert d["kind"] == "schema", d
+                assert " at /1/price: " in d["message"], d
+                r = await session.call_tool("evaluate", {"expression": "1", "output_schema": {"type": "numbr"}})
+                assert diagnostic(r)["kind"] == "arguments"
+
+            async def card_resource():
+                resources = (await session.list_resources()).resources
+                assert [str(r.uri) for r in resources] == ["xpr://language-card"], resources
+                contents = (await session.read_resource("xpr://language-card")).contents
+                assert len(contents) == 1, contents
+                card = contents[0].text
+                assert "s.upper() -> string: uppercase" in card, card[:400]
+                assert "now()" in card, "every built-in is listed"
 
             async def hint():
                 r = await session.call_tool("check", {"expression": "rond(total * 1.2)"})
@@ -212,6 +256,9 @@ async def main_session(binary):
                 ("evaluate: parse error with span and expected tokens", parse_error),
                 ("check: parse error as a report", check_parse_error),
                 ("check: unknown function with a hint", hint),
+                ("check: every syntax error at once, each with its hint", check_every_syntax_error),
+                ("evaluate: a client's output schema, passing and failing with the pointer", client_schema),
+                ("resources: the language card is listed and read", card_resource),
                 ("hostile: range(1e9) ends in a budget error", hostile_range),
                 ("hostile: a huge string ends in a budget error", hostile_string),
                 ("hostile: deep nesting ends in a depth error", hostile_nesting),
@@ -238,9 +285,78 @@ async def limited_session(binary):
             await case("--fuel 1000: the server's limit applies", fuel_flag)
 
 
+async def denied_session(binary):
+    async with stdio_client(server(binary, "--deny", "now")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+
+            async def now_is_denied():
+                r = await session.call_tool("evaluate", {"expression": "now()"})
+                d = diagnostic(r)
+                assert d["kind"] == "access", d
+                assert "'now' is not allowed" in d["message"], d
+                r = await session.call_tool("check", {"expression": "date(now())"})
+                report = structured(r)
+                assert report["valid"] is False and report["error"]["kind"] == "access", report
+                r = await session.call_tool("evaluate", {"expression": "round(2.5)"})
+                assert structured(r) == {"value": 3}, text(r)
+
+            async def card_without_now():
+                card = (await session.read_resource("xpr://language-card")).contents[0].text
+                assert "now()" not in card, "a denied function is not on the card"
+                assert "s.upper() -> string: uppercase" in card
+
+            await case("--deny now: now() is an access error, other calls run", now_is_denied)
+            await case("--deny now: the card leaves now() out", card_without_now)
+
+
+async def guarded_session(binary, schema_path):
+    args = ("--expect", "object", "--output-schema", schema_path)
+    async with stdio_client(server(binary, *args)) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+
+            async def expect_and_schema():
+                assert "must be of type object" in (init.instructions or ""), init.instructions
+                r = await session.call_tool("evaluate", {"expression": "total > 1"})
+                d = diagnostic(r)
+                assert d["kind"] == "type" and d["hint"], d
+                r = await session.call_tool("evaluate", {"expression": "{total: 'x'}"})
+                d = diagnostic(r)
+                assert d["kind"] == "schema" and " at /total: " in d["message"], d
+                # A client's schema cannot lift the server's.
+                r = await session.call_tool("evaluate", {"expression": "{total: 'x'}", "output_schema": True})
+                assert diagnostic(r)["kind"] == "schema"
+                r = await session.call_tool("evaluate", {"expression": "{total: 12}"})
+                assert structured(r) == {"value": {"total": 12}}, text(r)
+
+            await case("--expect object --output-schema: both apply to every result", expect_and_schema)
+
+
+async def bad_schema(binary, bad_path):
+    async def exits_2():
+        p = subprocess.run([binary, "--output-schema", bad_path], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 2, (p.returncode, p.stderr)
+        assert "invalid output schema" in p.stderr, p.stderr
+        assert p.stdout == "", p.stdout
+
+    await case("--output-schema with an invalid schema: exit 2 before serving", exits_2)
+
+
 async def main(binary):
     await main_session(binary)
     await limited_session(binary)
+    await denied_session(binary)
+    with tempfile.TemporaryDirectory() as tmp:
+        schema = os.path.join(tmp, "schema.json")
+        with open(schema, "w") as f:
+            json.dump({"type": "object", "required": ["total"], "properties": {"total": {"type": "number"}}}, f)
+        bad = os.path.join(tmp, "bad.json")
+        with open(bad, "w") as f:
+            json.dump({"type": "numbr"}, f)
+        await guarded_session(binary, schema)
+        await bad_schema(binary, bad)
 
 
 if __name__ == "__main__":
