@@ -72,6 +72,27 @@ impl AuditLog {
         self.out.flush().map_err(|e| self.failed(&e))
     }
 
+    /// For `eval` and `run`, whose one program is compiled before anything
+    /// runs: the expression's hash, after writing its `program` line
+    /// (with the compile error if `compiled` failed) and flushing it.
+    ///
+    /// # Errors
+    /// As [`AuditLog::write`].
+    pub fn program(
+        &mut self,
+        command: &str,
+        expr: &str,
+        compiled: &Result<xpr::Program, xpr::Error>,
+    ) -> Result<String, Exit> {
+        let hash = hash(expr);
+        let mut line = Vec::new();
+        let compiled = compiled.as_ref().map_err(Failed::from);
+        program_line(&mut line, command, &hash, expr, compiled);
+        self.write(&line)?;
+        self.flush()?;
+        Ok(hash)
+    }
+
     /// Appends a whole `evaluation` line (for `eval` and `batch`): the
     /// result's text is handed on as it is written, never held whole.
     ///

@@ -59,14 +59,10 @@ pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     let context = context(args)?;
     let engine = args.guard.apply(args.limits.engine());
     let compiled = args.guard.compile(&engine, &args.expr);
-    let hash = log.as_ref().map(|_| audit::hash(&args.expr));
-    if let (Some(log), Some(hash)) = (&mut log, &hash) {
-        let mut line = Vec::new();
-        let compiled = compiled.as_ref().map_err(audit::Failed::from);
-        audit::program_line(&mut line, "eval", hash, &args.expr, compiled);
-        log.write(&line)?;
-        log.flush()?;
-    }
+    let hash = match &mut log {
+        Some(log) => Some(log.program("eval", &args.expr, &compiled)?),
+        None => None,
+    };
     let program = compiled.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     let mut vm = Vm::new();
     let mut timing = audit::Timing::new(true);

@@ -549,14 +549,10 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
     let mut log = args.output.audit()?;
     let engine = args.guard.apply(args.limits.engine());
     let compiled = args.guard.compile(&engine, &args.expr);
-    let hash = log.as_ref().map(|_| audit::hash(&args.expr));
-    if let (Some(log), Some(hash)) = (&mut log, &hash) {
-        let mut line = Vec::new();
-        let compiled = compiled.as_ref().map_err(audit::Failed::from);
-        audit::program_line(&mut line, "run", hash, &args.expr, compiled);
-        log.write(&line)?;
-        log.flush()?;
-    }
+    let hash = match &mut log {
+        Some(log) => Some(log.program("run", &args.expr, &compiled)?),
+        None => None,
+    };
     let program = compiled.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     super::warn_unknown_functions(&program);
     let inputs = input::open(&args.files)?;

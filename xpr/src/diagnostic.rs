@@ -144,15 +144,7 @@ impl Diagnostic {
         } else {
             Vec::new()
         };
-        Diagnostic {
-            kind: error.kind().name().to_string(),
-            message: error.message().to_string(),
-            text: error.to_string(),
-            span: error.span(),
-            expected,
-            hint: error.hint().map(str::to_string),
-            severity: Severity::Error,
-        }
+        Diagnostic::with_expected(error, expected)
     }
 
     /// The diagnostic of `error` with the `expected` tokens already known
