@@ -28,10 +28,9 @@ mod source;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use xpr::WallCeiling;
+use xpr_args::LimitArgs;
 
 /// Why the tool stops early: the exit status and what to print on stderr.
 #[derive(Debug)]
@@ -390,109 +389,6 @@ impl GuardArgs {
     }
 }
 
-/// A budget on the command line: a number, or `none` for unlimited.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Budget {
-    /// No limit.
-    Unlimited,
-    /// This many units.
-    Units(u64),
-}
-
-fn parse_budget(s: &str) -> Result<Budget, String> {
-    match s {
-        "none" | "unlimited" => Ok(Budget::Unlimited),
-        _ => s
-            .parse::<u64>()
-            .map(Budget::Units)
-            .map_err(|_| format!("'{s}' is not a non-negative integer or 'none'")),
-    }
-}
-
-/// The limits flags every subcommand takes; absent ones keep the library's defaults.
-#[derive(Debug, Clone, Args)]
-pub struct LimitArgs {
-    /// Fuel per evaluation, in fuel units, or `none`.
-    #[arg(long, value_name = "N", value_parser = parse_budget)]
-    pub fuel: Option<Budget>,
-    /// Bytes of strings, arrays and objects one evaluation may create, or `none`.
-    #[arg(long, value_name = "BYTES", value_parser = parse_budget)]
-    pub max_memory: Option<Budget>,
-    /// CPU time per evaluation, in milliseconds, or `none` (also lifts
-    /// the wall-clock ceiling, unless `--wall-timeout-ms` is given).
-    #[arg(long, value_name = "MS", value_parser = parse_budget)]
-    pub timeout_ms: Option<Budget>,
-    /// Wall-clock time per evaluation, in milliseconds, or `none`
-    /// (default: ten times the CPU timeout, 1000 ms).
-    #[arg(long, value_name = "MS", value_parser = parse_budget)]
-    pub wall_timeout_ms: Option<Budget>,
-    /// Maximum AST depth of the expression, or `none`.
-    #[arg(long, value_name = "N", value_parser = parse_budget)]
-    pub max_depth: Option<Budget>,
-    /// Maximum expression length, in characters, or `none`.
-    #[arg(long, value_name = "N", value_parser = parse_budget)]
-    pub max_length: Option<Budget>,
-    /// Compiled bytes the expression's regex literals may take together,
-    /// or `none` (each regex keeps its own limits).
-    #[arg(long, value_name = "BYTES", value_parser = parse_budget)]
-    pub max_regex_bytes: Option<Budget>,
-    /// Deepest nesting of arrays and objects a value may have, built or
-    /// read (JSON input included; `[]` is 1 level), or `none`.
-    #[arg(long, value_name = "N", value_parser = parse_budget)]
-    pub max_value_depth: Option<Budget>,
-    /// Seed for `random()`, for reproducible runs (default: a fresh seed per evaluation).
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-}
-
-impl LimitArgs {
-    /// The value-depth limit: `--max-value-depth`, or the library's
-    /// default (`none` is the largest there is).
-    pub fn value_depth(&self) -> u32 {
-        match self.max_value_depth {
-            None => xpr::Limits::default().value_depth,
-            Some(Budget::Unlimited) => u32::MAX,
-            Some(Budget::Units(n)) => u32::try_from(n).unwrap_or(u32::MAX),
-        }
-    }
-
-    /// The engine these flags describe.
-    pub fn engine(&self) -> xpr::Engine {
-        let mut limits = xpr::Limits::default();
-        fn apply<T>(slot: &mut Option<T>, flag: Option<Budget>, conv: impl Fn(u64) -> T) {
-            match flag {
-                None => {}
-                Some(Budget::Unlimited) => *slot = None,
-                Some(Budget::Units(n)) => *slot = Some(conv(n)),
-            }
-        }
-        apply(&mut limits.fuel, self.fuel, |n| n);
-        apply(&mut limits.memory, self.max_memory, |n| n);
-        // The ceiling follows the CPU timeout unless given itself.
-        apply(&mut limits.timeout, self.timeout_ms, Duration::from_millis);
-        match self.wall_timeout_ms {
-            None => {}
-            Some(Budget::Unlimited) => limits.wall_timeout = WallCeiling::Off,
-            Some(Budget::Units(ms)) => {
-                limits.wall_timeout = WallCeiling::After(Duration::from_millis(ms));
-            }
-        }
-        apply(&mut limits.max_depth, self.max_depth, |n| {
-            u32::try_from(n).unwrap_or(u32::MAX)
-        });
-        apply(&mut limits.max_length, self.max_length, |n| {
-            usize::try_from(n).unwrap_or(usize::MAX)
-        });
-        apply(&mut limits.max_regex_bytes, self.max_regex_bytes, |n| n);
-        limits.value_depth = self.value_depth();
-        let engine = xpr::Engine::new().with_limits(limits);
-        match self.seed {
-            Some(seed) => engine.with_seed(Some(seed)),
-            None => engine,
-        }
-    }
-}
-
 /// Parses the command line, runs the subcommand, prints any final message
 /// and returns the exit status.
 fn main() -> ExitCode {
@@ -587,41 +483,4 @@ pub fn warn_unknown_functions(program: &xpr::Program) {
     }
     // A closed stderr leaves nothing to warn.
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The limits of `xpr eval 1 FLAGS...`.
-    fn limits(flags: &[&str]) -> xpr::Limits {
-        #[derive(Parser)]
-        struct Flags {
-            #[command(flatten)]
-            limits: LimitArgs,
-        }
-        let args = std::iter::once("xpr").chain(flags.iter().copied());
-        let flags = Flags::try_parse_from(args).expect("flags parse");
-        flags.limits.engine().limits().clone()
-    }
-
-    fn ms(n: u64) -> Option<Duration> {
-        Some(Duration::from_millis(n))
-    }
-
-    #[test]
-    fn the_wall_clock_ceiling_follows_the_timeout_unless_given() {
-        let l = limits(&[]);
-        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(1000)));
-        let l = limits(&["--timeout-ms", "5000"]);
-        assert_eq!((l.timeout, l.wall_ceiling()), (ms(5000), ms(50_000)));
-        let l = limits(&["--timeout-ms", "none"]);
-        assert_eq!((l.timeout, l.wall_ceiling()), (None, None));
-        let l = limits(&["--wall-timeout-ms", "250"]);
-        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(250)));
-        let l = limits(&["--timeout-ms", "none", "--wall-timeout-ms", "3000"]);
-        assert_eq!((l.timeout, l.wall_ceiling()), (None, ms(3000)));
-        let l = limits(&["--wall-timeout-ms", "none", "--timeout-ms", "20"]);
-        assert_eq!((l.timeout, l.wall_ceiling()), (ms(20), None));
-    }
 }

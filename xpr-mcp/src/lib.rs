@@ -40,11 +40,10 @@
 //! ```
 
 mod guards;
-mod limits;
 mod server;
 mod tools;
 mod worker;
 
 pub use guards::{GuardArgs, Guards};
-pub use limits::LimitArgs;
 pub use server::{CARD_URI, Server};
+pub use xpr_args::LimitArgs;

@@ -67,6 +67,24 @@ pub struct MethodDef {
     pub doc: &'static str,
 }
 
+/// A method table entry (for the topic modules' `METHODS` tables); `sig`
+/// and `doc` as [`MethodDef`] describes them.
+const fn method(
+    name: &'static str,
+    arity: Arity,
+    call: MethodImpl,
+    sig: &'static str,
+    doc: &'static str,
+) -> MethodDef {
+    MethodDef {
+        name,
+        arity,
+        call,
+        sig,
+        doc,
+    }
+}
+
 /// Receiver kinds that have methods, indexing [`MethodEntry::by_kind`].
 const KINDS: usize = 4;
 const STRING: usize = 0;

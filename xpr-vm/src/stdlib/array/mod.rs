@@ -32,7 +32,7 @@
 
 use std::sync::Arc;
 
-use super::{FunctionDef, MethodDef, no_such_method};
+use super::{FunctionDef, MethodDef, method, no_such_method};
 use crate::error::Error;
 use crate::function::Arity;
 use crate::runtime::Runtime;
@@ -65,23 +65,6 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[FunctionDef {
     sig: "(end) | (start, end, step?) -> array",
     doc: "numbers from start (default 0) up to end, excluded",
 }];
-
-/// A table entry; `sig` and `doc` as [`MethodDef`] describes them.
-const fn method(
-    name: &'static str,
-    arity: Arity,
-    call: super::MethodImpl,
-    sig: &'static str,
-    doc: &'static str,
-) -> MethodDef {
-    MethodDef {
-        name,
-        arity,
-        call,
-        sig,
-        doc,
-    }
-}
 
 /// Methods of this module's receiver type.
 pub(crate) const METHODS: &[MethodDef] = &[

@@ -27,7 +27,7 @@
 //! equals its receiver (`trim` of a trimmed string, `replace` with no match)
 //! returns the receiver itself and charges no memory.
 
-use super::{FunctionDef, MethodDef};
+use super::{FunctionDef, MethodDef, method};
 use crate::error::{Error, ErrorKind};
 use crate::function::Arity;
 use crate::runtime::Runtime;
@@ -166,23 +166,6 @@ pub(crate) const METHODS: &[MethodDef] = &[
         "first match of the regex re, or null",
     ),
 ];
-
-/// A table entry; `sig` and `doc` as [`MethodDef`] describes them.
-const fn method(
-    name: &'static str,
-    arity: Arity,
-    call: super::MethodImpl,
-    sig: &'static str,
-    doc: &'static str,
-) -> MethodDef {
-    MethodDef {
-        name,
-        arity,
-        call,
-        sig,
-        doc,
-    }
-}
 
 /// Whether `c` is whitespace as JavaScript's `trim` defines it
 /// (`WhiteSpace` or `LineTerminator`). Differs from

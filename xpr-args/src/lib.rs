@@ -1,13 +1,10 @@
-//! The limits flags of `xpr-mcp`, with the names, meanings and defaults of
-//! the `xpr` command line's (`--fuel`, `--max-memory`, `--timeout-ms`,
+//! The limits flags the xpr tools share (the `xpr` command line and the
+//! `xpr-mcp` server): `--fuel`, `--max-memory`, `--timeout-ms`,
 //! `--wall-timeout-ms`, `--max-depth`, `--max-length`, `--max-regex-bytes`,
-//! `--max-value-depth`, `--seed`): each absent flag keeps
-//! [`xpr::Limits::default()`], and `none` lifts a limit.
-//!
-//! The `xpr` CLI keeps its own copy of this mapping in its crate, where
-//! nothing else can use it; this module is written for the server alone
-//! and belongs in the library (a `Limits` builder from flag values) once
-//! one exists there.
+//! `--max-value-depth`, `--seed`. Each absent flag keeps
+//! [`xpr::Limits::default()`], and `none` lifts a limit. A crate of its own
+//! so that the library stays free of clap and both tools read one
+//! definition.
 
 use std::time::Duration;
 
@@ -63,11 +60,10 @@ pub struct LimitArgs {
     #[arg(long, value_name = "BYTES", value_parser = parse_budget)]
     pub max_regex_bytes: Option<Budget>,
     /// Deepest nesting of arrays and objects a value may have, built or
-    /// read (the context included; `[]` is 1 level), or `none`.
+    /// read (JSON input included; `[]` is 1 level), or `none`.
     #[arg(long, value_name = "N", value_parser = parse_budget)]
     pub max_value_depth: Option<Budget>,
-    /// Seed for `random()`, for reproducible runs (default: a fresh seed
-    /// per evaluation).
+    /// Seed for `random()`, for reproducible runs (default: a fresh seed per evaluation).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 }
@@ -105,15 +101,21 @@ impl LimitArgs {
             usize::try_from(n).unwrap_or(usize::MAX)
         });
         apply(&mut limits.max_regex_bytes, self.max_regex_bytes, |n| n);
-        limits.value_depth = match self.max_value_depth {
-            None => limits.value_depth,
-            Some(Budget::Unlimited) => u32::MAX,
-            Some(Budget::Units(n)) => to_u32(n),
-        };
+        limits.value_depth = self.value_depth();
         limits
     }
 
-    /// The engine every tool call compiles with.
+    /// The value-depth limit: `--max-value-depth`, or the library's
+    /// default (`none` is the largest there is).
+    pub fn value_depth(&self) -> u32 {
+        match self.max_value_depth {
+            None => xpr::Limits::default().value_depth,
+            Some(Budget::Unlimited) => u32::MAX,
+            Some(Budget::Units(n)) => to_u32(n),
+        }
+    }
+
+    /// An engine with these limits (and `--seed`).
     pub fn engine(&self) -> xpr::Engine {
         let engine = xpr::Engine::new().with_limits(self.limits());
         match self.seed {
@@ -135,7 +137,7 @@ mod tests {
             #[command(flatten)]
             limits: LimitArgs,
         }
-        let args = std::iter::once("xpr-mcp").chain(flags.iter().copied());
+        let args = std::iter::once("xpr").chain(flags.iter().copied());
         Flags::try_parse_from(args)
             .expect("flags parse")
             .limits
@@ -183,6 +185,10 @@ mod tests {
         assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(1000)));
         let l = limits(&["--timeout-ms", "50"]);
         assert_eq!((l.timeout, l.wall_ceiling()), (ms(50), ms(500)));
+        let l = limits(&["--timeout-ms", "5000"]);
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(5000), ms(50_000)));
+        let l = limits(&["--wall-timeout-ms", "250"]);
+        assert_eq!((l.timeout, l.wall_ceiling()), (ms(100), ms(250)));
         let l = limits(&["--timeout-ms", "none"]);
         assert_eq!((l.timeout, l.wall_ceiling()), (None, None));
         let l = limits(&["--timeout-ms", "none", "--wall-timeout-ms", "3000"]);
