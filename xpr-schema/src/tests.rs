@@ -152,14 +152,14 @@ fn a_pattern_schema_uses_the_linear_time_engine() {
         message(&s, "['KB-101', 'MS-1']"),
         r#"result does not match the output schema at /1: "MS-1" does not match "^KB-\d+$""#
     );
-    // Exponential for a backtracking engine, linear here.
+    // Exponential for a backtracking engine, linear here (what shows the
+    // engine is the refusal of look-ahead and backreferences below; no
+    // clock is read: a busy machine must not fail this test).
     let s = schema(json!({"pattern": "^(a+)+$"}));
-    let started = std::time::Instant::now();
     let e = s
         .check(&eval("'a'.repeat(5000) + '!'"))
         .expect_err("no match");
     assert!(e.message().contains("does not match"), "{e}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
     // What only a backtracking engine does is an invalid schema.
     let e = OutputSchema::from_json(&json!({"pattern": "(?=a)a"})).expect_err("look-ahead");
     assert!(e.message().starts_with("invalid output schema"), "{e}");
@@ -175,13 +175,11 @@ fn a_pattern_schema_uses_the_linear_time_engine() {
 
 #[test]
 fn an_oversized_pattern_is_an_invalid_schema() {
-    let started = std::time::Instant::now();
     let e = OutputSchema::from_json(&json!({"pattern": "(a|b){20000}y"})).expect_err("too big");
     assert_eq!(
         e.message(),
         r#"invalid output schema at /pattern: "(a|b){20000}y" is not a "regex""#
     );
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 
 #[test]
