@@ -328,7 +328,7 @@ fn any_mix_gives_ordered_errors_starting_with_the_parse_error() {
     for case in 0..3000 {
         let mut src = String::new();
         for _ in 0..r.below(24) {
-            src.push_str(*r.pick(PIECES));
+            src.push_str(r.pick::<&str>(PIECES));
             if r.coin() {
                 src.push(' ');
             }

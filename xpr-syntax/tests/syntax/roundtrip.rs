@@ -364,7 +364,7 @@ fn mutated_sources_parse_or_fail_cleanly() {
         let i = r.below(chars.len() + 1);
         let cut = r.below(3);
         let mut src: String = chars.iter().take(i).collect();
-        src.push_str(*r.pick(FRAGMENTS));
+        src.push_str(r.pick::<&str>(FRAGMENTS));
         src.extend(chars.iter().skip(i + cut));
         parses_or_fails_cleanly(&src, &roomy(), case);
     });
