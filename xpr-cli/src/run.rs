@@ -463,7 +463,12 @@ impl Job<'_> {
 
     /// Runs the program on `vm` and sets `ran`.
     #[inline]
-    fn run_fields(&self, context: &dyn Context, vm: &mut Vm, ran: &mut bool) -> Result<Value, Error> {
+    fn run_fields(
+        &self,
+        context: &dyn Context,
+        vm: &mut Vm,
+        ran: &mut bool,
+    ) -> Result<Value, Error> {
         *ran = true;
         self.program.run_in(vm, context)
     }

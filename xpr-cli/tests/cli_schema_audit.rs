@@ -458,7 +458,10 @@ fn run_logs_failing_records_with_their_error() {
     let lines = audit_lines(&log);
     assert_eq!(lines.len(), 4, "{lines:?}");
     assert_eq!(lines[0]["kind"], "program");
-    assert_eq!((lines[1]["record"].as_u64(), lines[2]["record"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(
+        (lines[1]["record"].as_u64(), lines[2]["record"].as_u64()),
+        (Some(1), Some(2))
+    );
     assert_eq!(lines[3]["kind"], "summary");
     assert_eq!(lines[2]["error"]["kind"], "arithmetic");
     assert_eq!(lines[3]["records"], 2);
