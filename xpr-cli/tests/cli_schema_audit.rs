@@ -513,6 +513,53 @@ fn run_with_jobs_logs_every_record_exactly_once() {
 }
 
 #[test]
+fn run_filter_logs_every_record_with_its_predicate_value() {
+    // A filter's result is the predicate's value, logged for the records
+    // it drops too; numbers up to a new digit (9 -> 10, 99 -> 100) and
+    // every kind of scalar result are written right.
+    let input: String = (0..120).map(|i| format!("{{\"n\": {i}}}\n")).collect();
+    let log = log_path("run-audit-filter.ndjson");
+    let o = run_with(
+        &[
+            "run",
+            "--filter",
+            "n % 3 == 0",
+            "--audit",
+            &log,
+            "--audit-records",
+            "-q",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(lines(&o).len(), 40);
+    let lines = audit_lines(&log);
+    assert_eq!(lines.len(), 122);
+    for (i, line) in lines[1..121].iter().enumerate() {
+        assert_eq!(line["record"], i + 1, "{line}");
+        assert_eq!(line["result"], json!(i % 3 == 0), "{line}");
+    }
+    let log = log_path("run-audit-scalars.ndjson");
+    let o = run_with(
+        &[
+            "run",
+            "n == 0 ? null : n / 4",
+            "--audit",
+            &log,
+            "--audit-records",
+            "-q",
+        ],
+        b"{\"n\": 0}\n{\"n\": 2}\n{\"n\": 40000000000}\n",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let results: Vec<Json> = audit_lines(&log)[1..4]
+        .iter()
+        .map(|l| l["result"].clone())
+        .collect();
+    assert_eq!(results, [json!(null), json!(0.5), json!(10_000_000_000u64)]);
+}
+
+#[test]
 fn run_logs_a_result_too_large_to_hold_whole() {
     // Each result is handed on in pieces (beyond 4 MiB): the audit line is
     // written again from the value, and still whole.
