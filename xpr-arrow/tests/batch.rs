@@ -306,3 +306,33 @@ fn the_memory_limit_bounds_the_batch_as_a_whole() {
         assert!(evaluate_batch(&tight, &batch, &o).is_ok());
     }
 }
+
+#[test]
+fn the_common_subset_runs_as_vector_operations() {
+    let e = Engine::new();
+    for (src, on_vm) in [
+        ("i > 2 && i < 4 || !(i == 1)", 0),
+        ("i * 2 + i / 4 - 1", 0),
+        ("`${s}!`.lower()", 1),
+        ("b ? i : -i", 0),
+        ("n ?? 0", 0),
+        // Row 1's null fails: that row alone is run on the VM.
+        ("round(n) + floor(n) + abs(n)", 1),
+        // Non-ASCII text: `upper` leaves the row to the VM.
+        ("(s ?? \"\").upper()", 1),
+        // Outside the subset: every row on the VM.
+        ("[i].length", 4),
+    ] {
+        let p = e.compile(src).unwrap();
+        let r = evaluate_batch_report(&p, &batch(), &opts(OnError::Null)).unwrap();
+        assert_eq!(r.rows_on_vm, on_vm, "{src}");
+        let by_rows = BatchOptions {
+            row_by_row: true,
+            ..opts(OnError::Null)
+        };
+        let rows = evaluate_batch_report(&p, &batch(), &by_rows).unwrap();
+        assert_eq!(rows.values.as_ref(), r.values.as_ref(), "{src}");
+        assert_eq!(rows.rows_on_vm, 4);
+        assert!(r.fuel_used >= rows.fuel_used, "{src}");
+    }
+}
