@@ -28,12 +28,38 @@ use super::compile::{Bin, Call, Expr, Kind, Node};
 use super::vals::{Nulls, Nums, StrBuf, Strs, Vals};
 use crate::budget::Meter;
 
-/// The rows an operation is evaluated on (`None`: all).
-pub(crate) type Sel<'s> = Option<&'s [bool]>;
+/// The rows an operation is evaluated on (`mask` `None`: all), and how many.
+#[derive(Clone, Copy)]
+pub(crate) struct Sel<'s> {
+    mask: Option<&'s [bool]>,
+    count: u64,
+}
+
+impl<'s> Sel<'s> {
+    /// All `rows` rows.
+    pub(crate) fn all(rows: usize) -> Self {
+        Sel {
+            mask: None,
+            count: rows as u64,
+        }
+    }
+
+    /// The rows where `mask` holds.
+    fn of(mask: &'s [bool]) -> Self {
+        Sel {
+            mask: Some(mask),
+            count: mask.iter().map(|b| u64::from(*b)).sum(),
+        }
+    }
+
+    fn is_all(&self) -> bool {
+        self.mask.is_none()
+    }
+}
 
 #[inline]
 fn selected(sel: Sel<'_>, i: usize) -> bool {
-    sel.is_none_or(|s| s[i])
+    sel.mask.is_none_or(|s| s[i])
 }
 
 /// Bytes of text per fuel unit charged by the plan: half the VM's 16, so
@@ -50,13 +76,14 @@ pub(crate) struct Eval<'m> {
 
 impl Eval<'_> {
     fn count(&self, sel: Sel<'_>) -> u64 {
-        sel.map_or(self.rows as u64, |s| {
-            s.iter().filter(|b| **b).count() as u64
-        })
+        sel.count
     }
 
     /// Charges `units` fuel per selected row.
     pub(crate) fn charge(&mut self, sel: Sel<'_>, units: u64) -> Result<(), Error> {
+        if units == 0 {
+            return Ok(());
+        }
         let n = self.count(sel);
         self.meter.charge(n.saturating_mul(units), 0)
     }
@@ -147,7 +174,7 @@ impl Eval<'_> {
                     _ => (0..rows).map(|i| lv.null(i)).collect(),
                 };
                 let sel_r = within(sel, &right);
-                let rv = self.eval(r, Some(&sel_r))?;
+                let rv = self.eval(r, Sel::of(&sel_r))?;
                 Ok(blend(node.kind, &right, lv, rv, rows))
             }
             Expr::Cond(c, yes, no) => {
@@ -157,10 +184,11 @@ impl Eval<'_> {
                 let sel_y = within(sel, &t);
                 let not_t: Vec<bool> = t.iter().map(|b| !b).collect();
                 let sel_n = within(sel, &not_t);
-                let yv = self.eval(yes, Some(&sel_y))?;
+                let sel_y = Sel::of(&sel_y);
+                let yv = self.eval(yes, sel_y)?;
                 // The jump over the other branch.
-                self.charge(Some(&sel_y), 1)?;
-                let nv = self.eval(no, Some(&sel_n))?;
+                self.charge(sel_y, 1)?;
+                let nv = self.eval(no, Sel::of(&sel_n))?;
                 Ok(blend(node.kind, &not_t, yv, nv, rows))
             }
             Expr::Template(parts) => {
@@ -285,7 +313,7 @@ impl Eval<'_> {
         for s in strs {
             total += match s {
                 Strs::Scalar(t) => self.count(sel) * t.len() as u64,
-                Strs::Utf8(a) if sel.is_none() => a.value_data().len() as u64,
+                Strs::Utf8(a) if sel.is_all() => a.value_data().len() as u64,
                 _ => (0..self.rows)
                     .filter(|i| selected(sel, *i))
                     .map(|i| s.get(i).len() as u64)
@@ -459,7 +487,7 @@ fn write_number(x: f64, out: &mut String) {
 
 /// `sel` narrowed to the rows where `mask` holds.
 fn within(sel: Sel<'_>, mask: &[bool]) -> Vec<bool> {
-    match sel {
+    match sel.mask {
         None => mask.to_vec(),
         Some(s) => s.iter().zip(mask).map(|(a, b)| *a && *b).collect(),
     }
@@ -621,8 +649,18 @@ fn equal(l: &Vals<'_>, r: &Vals<'_>, rows: usize) -> Vec<bool> {
 /// `||`, `??` and `?:`, of kind `kind`.
 fn blend<'p>(kind: Kind, right: &[bool], l: Vals<'p>, r: Vals<'p>, rows: usize) -> Vals<'p> {
     let pick = |i: usize| if right[i] { &r } else { &l };
-    let nulls: Vec<bool> = (0..rows).map(|i| pick(i).null(i)).collect();
-    let nulls = nulls.iter().any(|b| *b).then_some(nulls);
+    let no_nulls = |v: &Vals<'_>| {
+        matches!(
+            v,
+            Vals::Bool(_, None) | Vals::Num(_, None) | Vals::Str(_, None)
+        )
+    };
+    let nulls = if no_nulls(&l) && no_nulls(&r) {
+        None
+    } else {
+        let nulls: Vec<bool> = (0..rows).map(|i| pick(i).null(i)).collect();
+        nulls.iter().any(|b| *b).then_some(nulls)
+    };
     match kind {
         Kind::Null => Vals::Null,
         Kind::Bool => {

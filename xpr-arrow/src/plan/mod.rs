@@ -23,7 +23,7 @@ use xpr::Error;
 
 use crate::budget::Meter;
 use compile::Node;
-use eval::Eval;
+use eval::{Eval, Sel};
 use vals::{Nums, Vals};
 
 pub(crate) use compile::compile;
@@ -46,9 +46,9 @@ pub(crate) fn run(plan: &Node, rows: usize, meter: &mut Meter) -> Result<Outcome
         failed: vec![false; rows],
         meter,
     };
-    let vals = ev.eval(plan, None)?;
+    let vals = ev.eval(plan, Sel::all(rows))?;
     // `Return`.
-    ev.charge(None, 1)?;
+    ev.charge(Sel::all(rows), 1)?;
     let failed_mask = std::mem::take(&mut ev.failed);
     let failed: Vec<usize> = (0..rows).filter(|i| failed_mask[*i]).collect();
     let valid = |null: &dyn Fn(usize) -> bool| -> Option<NullBuffer> {
