@@ -336,3 +336,28 @@ fn the_common_subset_runs_as_vector_operations() {
         assert!(r.fuel_used >= rows.fuel_used, "{src}");
     }
 }
+
+#[test]
+fn nan_and_infinities_read_as_null_on_every_path() {
+    let mut v: Vec<f64> = (0..5000).map(f64::from).collect();
+    v[4100] = f64::NAN;
+    v[10] = f64::INFINITY;
+    let batch =
+        RecordBatch::try_from_iter([("v", Arc::new(Float64Array::from(v)) as ArrayRef)]).unwrap();
+    for src in ["v > 2", "v - 1", "v == 3", "`${v}`"] {
+        let p = Engine::new().compile(src).unwrap();
+        let by_rows = BatchOptions {
+            row_by_row: true,
+            ..opts(OnError::Null)
+        };
+        let rows = evaluate_batch_report(&p, &batch, &by_rows).unwrap();
+        let cols = evaluate_batch_report(&p, &batch, &opts(OnError::Null)).unwrap();
+        assert_eq!(rows.values.as_ref(), cols.values.as_ref(), "{src}");
+        let failed =
+            |e: &xpr_arrow::Evaluation| e.errors.iter().map(|(r, _)| *r).collect::<Vec<_>>();
+        assert_eq!(failed(&rows), failed(&cols), "{src}");
+        if src != "v == 3" && !src.starts_with('`') {
+            assert_eq!(failed(&cols), [10, 4100], "{src}");
+        }
+    }
+}

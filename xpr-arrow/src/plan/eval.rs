@@ -141,6 +141,16 @@ impl Eval<'_> {
                 })
             }
             Expr::Bin(b, l, r) => {
+                // A null-free double column against a number: read once,
+                // its finiteness checked on the way (else the general path).
+                if let Bin::Cmp(cmp) = b
+                    && let Some((x, c)) = column_vs_number(l, r)
+                {
+                    self.charge(sel, 2)?;
+                    if let Some(out) = compare_finite(x, *cmp, c) {
+                        return Ok(Vals::Bool(out, None));
+                    }
+                }
                 let l = self.eval(l, sel)?;
                 let r = self.eval(r, sel)?;
                 self.binary(*b, l, r, sel)
@@ -279,7 +289,7 @@ impl Eval<'_> {
                 };
                 self.fail_nulls(sel, xn);
                 self.fail_nulls(sel, yn);
-                let out = match b {
+                let (out, finite) = match b {
                     Bin::Add => zip_num(x, y, rows, |a, b| a + b),
                     Bin::Sub => zip_num(x, y, rows, |a, b| a - b),
                     Bin::Mul => zip_num(x, y, rows, |a, b| a * b),
@@ -288,7 +298,7 @@ impl Eval<'_> {
                     _ => zip_num(x, y, rows, f64::powf),
                 };
                 // Division by zero, overflow, NaN: the row's error.
-                if !all_finite(&out) {
+                if !finite {
                     self.fail_where(sel, |i| !out.get(i).is_finite());
                 }
                 Ok(Vals::Num(out, None))
@@ -442,13 +452,15 @@ impl Eval<'_> {
                             Call::Trim => out.data.push_str(t.trim_matches(is_js_whitespace)),
                             // Other than ASCII: the VM's case mapping decides.
                             _ if !t.is_ascii() => self.failed[i] = true,
-                            Call::Upper => {
-                                out.data
-                                    .extend(t.bytes().map(|b| b.to_ascii_uppercase() as char));
+                            _ => {
+                                let start = out.data.len();
+                                out.data.push_str(t);
+                                if call == Call::Upper {
+                                    out.data[start..].make_ascii_uppercase();
+                                } else {
+                                    out.data[start..].make_ascii_lowercase();
+                                }
                             }
-                            _ => out
-                                .data
-                                .extend(t.bytes().map(|b| b.to_ascii_lowercase() as char)),
                         }
                     }
                     out.end_row();
@@ -483,6 +495,55 @@ fn write_number(x: f64, out: &mut String) {
     } else {
         out.push_str(&xpr::to_json_string(&Value::Number(x)).unwrap_or_default());
     }
+}
+
+/// The values of a null-free `Float64` column read directly and the
+/// constant of `column <cmp> number` (a `CompareConst`).
+fn column_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [f64], f64)> {
+    let (
+        Expr::Column { leaf, parents },
+        Expr::Const {
+            value: Value::Number(c),
+            units: 0,
+        },
+    ) = (&l.expr, &r.expr)
+    else {
+        return None;
+    };
+    if !parents.is_empty() || leaf.null_count() > 0 {
+        return None;
+    }
+    let v = leaf.as_primitive_opt::<Float64Type>()?.values();
+    Some((v, *c))
+}
+
+/// `x[i] <cmp> c` for every row, block by block with each block's
+/// finiteness checked while it is in cache; `None` if some value is NaN or
+/// infinite (it reads as null: the general path fails those rows).
+fn compare_finite(x: &[f64], cmp: Cmp, c: f64) -> Option<Vec<bool>> {
+    const BLOCK: usize = 2048;
+    let mut out = vec![false; x.len()];
+    for (xs, os) in x.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
+        if !all_finite_slice(xs) {
+            return None;
+        }
+        macro_rules! by {
+            ($op:tt) => {
+                for (o, v) in os.iter_mut().zip(xs) {
+                    *o = *v $op c;
+                }
+            };
+        }
+        match cmp {
+            Cmp::Lt => by!(<),
+            Cmp::Le => by!(<=),
+            Cmp::Gt => by!(>),
+            Cmp::Ge => by!(>=),
+            Cmp::Eq => by!(==),
+            Cmp::Ne => by!(!=),
+        }
+    }
+    Some(out)
 }
 
 /// `sel` narrowed to the rows where `mask` holds.
@@ -548,17 +609,20 @@ fn column(a: &ArrayRef) -> Vals<'_> {
     }
 }
 
+// `x - x` on purpose: NaN for NaN and the infinities.
+#[allow(clippy::eq_op)]
 fn all_finite_slice(v: &[f64]) -> bool {
-    // Branch-free over chunks: vectorises.
-    v.chunks(64)
-        .all(|c| c.iter().fold(true, |ok, x| ok & x.is_finite()))
-}
-
-fn all_finite(v: &Nums<'_>) -> bool {
-    match v {
-        Nums::Scalar(x) => x.is_finite(),
-        _ => all_finite_slice(v.slice().unwrap_or(&[])),
+    // `x - x` is 0 for a finite `x`, NaN for NaN and the infinities; eight
+    // independent sums vectorise.
+    let mut acc = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            *a += x - x;
+        }
     }
+    acc.iter().all(|a| *a == 0.0) && rest.iter().all(|x| x.is_finite())
 }
 
 fn map_num(x: &Nums<'_>, rows: usize, f: impl Fn(f64) -> f64) -> Nums<'static> {
@@ -568,19 +632,47 @@ fn map_num(x: &Nums<'_>, rows: usize, f: impl Fn(f64) -> f64) -> Nums<'static> {
     }
 }
 
-fn zip_num(x: &Nums<'_>, y: &Nums<'_>, rows: usize, f: impl Fn(f64, f64) -> f64) -> Nums<'static> {
-    Nums::Owned(match (x.slice(), y.slice()) {
-        (Some(a), Some(b)) => a.iter().zip(b).map(|(a, b)| f(*a, *b)).collect(),
-        (Some(a), None) => {
-            let b = y.get(0);
-            a.iter().map(|a| f(*a, b)).collect()
+/// `f(x[i], y[i])` for every row, and whether every result is finite
+/// (checked block by block while the block is in cache).
+fn zip_num(
+    x: &Nums<'_>,
+    y: &Nums<'_>,
+    rows: usize,
+    f: impl Fn(f64, f64) -> f64,
+) -> (Nums<'static>, bool) {
+    const BLOCK: usize = 2048;
+    let mut out = vec![0.0; rows];
+    let mut finite = true;
+    for (k, os) in out.chunks_mut(BLOCK).enumerate() {
+        let at = k * BLOCK;
+        let len = os.len();
+        let (xs, ys) = (
+            x.slice().map(|v| &v[at..at + len]),
+            y.slice().map(|v| &v[at..at + len]),
+        );
+        match (xs, ys) {
+            (Some(a), Some(b)) => {
+                for ((o, a), b) in os.iter_mut().zip(a).zip(b) {
+                    *o = f(*a, *b);
+                }
+            }
+            (Some(a), None) => {
+                let b = y.get(0);
+                for (o, a) in os.iter_mut().zip(a) {
+                    *o = f(*a, b);
+                }
+            }
+            (None, Some(b)) => {
+                let a = x.get(0);
+                for (o, b) in os.iter_mut().zip(b) {
+                    *o = f(a, *b);
+                }
+            }
+            (None, None) => os.fill(f(x.get(0), y.get(0))),
         }
-        (None, Some(b)) => {
-            let a = x.get(0);
-            b.iter().map(|b| f(a, *b)).collect()
-        }
-        (None, None) => vec![f(x.get(0), y.get(0)); rows],
-    })
+        finite &= all_finite_slice(os);
+    }
+    (Nums::Owned(out), finite)
 }
 
 fn cmp_holds(cmp: Cmp, o: std::cmp::Ordering) -> bool {
@@ -666,8 +758,11 @@ fn blend<'p>(kind: Kind, right: &[bool], l: Vals<'p>, r: Vals<'p>, rows: usize) 
         Kind::Bool => {
             let get = |v: &Vals<'_>, i: usize| matches!(v, Vals::Bool(b, _) if b[i]);
             let v = match (&l, &r) {
-                (Vals::Bool(a, _), Vals::Bool(b, _)) => (0..rows)
-                    .map(|i| if right[i] { b[i] } else { a[i] })
+                (Vals::Bool(a, _), Vals::Bool(b, _)) => a
+                    .iter()
+                    .zip(b)
+                    .zip(right)
+                    .map(|((a, b), r)| (*r & *b) | (!*r & *a))
                     .collect(),
                 _ => (0..rows).map(|i| get(pick(i), i)).collect(),
             };

@@ -51,7 +51,14 @@ pub(crate) fn run(plan: &Node, rows: usize, meter: &mut Meter) -> Result<Outcome
     ev.charge(Sel::all(rows), 1)?;
     let failed_mask = std::mem::take(&mut ev.failed);
     let failed: Vec<usize> = (0..rows).filter(|i| failed_mask[*i]).collect();
+    let no_nulls = matches!(
+        &vals,
+        Vals::Bool(_, None) | Vals::Num(_, None) | Vals::Str(_, None)
+    );
     let valid = |null: &dyn Fn(usize) -> bool| -> Option<NullBuffer> {
+        if no_nulls && failed.is_empty() {
+            return None;
+        }
         let v: Vec<bool> = (0..rows).map(|i| !null(i) && !failed_mask[i]).collect();
         v.iter().any(|b| !*b).then(|| NullBuffer::from(v))
     };
@@ -60,7 +67,7 @@ pub(crate) fn run(plan: &Node, rows: usize, meter: &mut Meter) -> Result<Outcome
         Vals::Bool(v, _) => {
             let nulls = valid(&|i| vals.null(i));
             Arc::new(BooleanArray::new(
-                BooleanBuffer::from_iter(v.iter().copied()),
+                BooleanBuffer::collect_bool(rows, |i| v[i]),
                 nulls,
             ))
         }
