@@ -176,6 +176,12 @@ impl Eval<'_> {
                 }
             }
             Expr::And(l, r) | Expr::Or(l, r) | Expr::Coalesce(l, r) => {
+                if sel.is_all()
+                    && let Some((out, fuel)) = super::fused::chain(node, rows)
+                {
+                    self.meter.charge(fuel, 0)?;
+                    return Ok(Vals::Bool(out, None));
+                }
                 let lv = self.eval(l, sel)?;
                 self.charge(sel, 1)?;
                 let right: Vec<bool> = match &node.expr {
@@ -499,7 +505,7 @@ fn write_number(x: f64, out: &mut String) {
 
 /// The values of a null-free `Float64` column read directly and the
 /// constant of `column <cmp> number` (a `CompareConst`).
-fn column_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [f64], f64)> {
+pub(super) fn column_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [f64], f64)> {
     let (
         Expr::Column { leaf, parents },
         Expr::Const {
@@ -611,7 +617,7 @@ fn column(a: &ArrayRef) -> Vals<'_> {
 
 // `x - x` on purpose: NaN for NaN and the infinities.
 #[allow(clippy::eq_op)]
-fn all_finite_slice(v: &[f64]) -> bool {
+pub(super) fn all_finite_slice(v: &[f64]) -> bool {
     // `x - x` is 0 for a finite `x`, NaN for NaN and the infinities; eight
     // independent sums vectorise.
     let mut acc = [0.0f64; 8];

@@ -12,6 +12,7 @@
 
 mod compile;
 mod eval;
+mod fused;
 mod vals;
 
 use std::sync::Arc;
