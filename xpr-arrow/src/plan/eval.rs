@@ -647,36 +647,29 @@ fn zip_num(
     f: impl Fn(f64, f64) -> f64,
 ) -> (Nums<'static>, bool) {
     const BLOCK: usize = 2048;
-    let mut out = vec![0.0; rows];
+    let mut out: Vec<f64> = Vec::with_capacity(rows);
     let mut finite = true;
-    for (k, os) in out.chunks_mut(BLOCK).enumerate() {
-        let at = k * BLOCK;
-        let len = os.len();
+    let mut at = 0;
+    while at < rows {
+        let len = BLOCK.min(rows - at);
         let (xs, ys) = (
             x.slice().map(|v| &v[at..at + len]),
             y.slice().map(|v| &v[at..at + len]),
         );
         match (xs, ys) {
-            (Some(a), Some(b)) => {
-                for ((o, a), b) in os.iter_mut().zip(a).zip(b) {
-                    *o = f(*a, *b);
-                }
-            }
+            (Some(a), Some(b)) => out.extend(a.iter().zip(b).map(|(a, b)| f(*a, *b))),
             (Some(a), None) => {
                 let b = y.get(0);
-                for (o, a) in os.iter_mut().zip(a) {
-                    *o = f(*a, b);
-                }
+                out.extend(a.iter().map(|a| f(*a, b)));
             }
             (None, Some(b)) => {
                 let a = x.get(0);
-                for (o, b) in os.iter_mut().zip(b) {
-                    *o = f(a, *b);
-                }
+                out.extend(b.iter().map(|b| f(a, *b)));
             }
-            (None, None) => os.fill(f(x.get(0), y.get(0))),
+            (None, None) => out.extend(std::iter::repeat_n(f(x.get(0), y.get(0)), len)),
         }
-        finite &= all_finite_slice(os);
+        finite &= all_finite_slice(&out[at..]);
+        at += len;
     }
     (Nums::Owned(out), finite)
 }

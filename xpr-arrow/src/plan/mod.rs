@@ -63,27 +63,25 @@ pub(crate) fn run(plan: &Node, rows: usize, meter: &mut Meter) -> Result<Outcome
         let v: Vec<bool> = (0..rows).map(|i| !null(i) && !failed_mask[i]).collect();
         v.iter().any(|b| !*b).then(|| NullBuffer::from(v))
     };
-    let array: ArrayRef = match &vals {
+    let nulls = valid(&|i| vals.null(i));
+    let array: ArrayRef = match vals {
         Vals::Null => Arc::new(NullArray::new(rows)),
-        Vals::Bool(v, _) => {
-            let nulls = valid(&|i| vals.null(i));
-            Arc::new(BooleanArray::new(
-                BooleanBuffer::collect_bool(rows, |i| v[i]),
-                nulls,
-            ))
-        }
+        Vals::Bool(v, _) => Arc::new(BooleanArray::new(
+            BooleanBuffer::collect_bool(rows, |i| v[i]),
+            nulls,
+        )),
         Vals::Num(x, _) => {
-            let nulls = valid(&|i| vals.null(i));
             let values: Vec<f64> = match x {
-                Nums::Scalar(c) => vec![*c; rows],
-                _ => x.slice().unwrap_or(&[]).to_vec(),
+                Nums::Scalar(c) => vec![c; rows],
+                Nums::Owned(v) => v,
+                Nums::Borrowed(v) => v.to_vec(),
             };
             Arc::new(Float64Array::new(ScalarBuffer::from(values), nulls))
         }
         Vals::Str(s, _) => {
             let mut b = StringBuilder::with_capacity(rows, rows * 8);
-            for (i, failed) in failed_mask.iter().enumerate() {
-                if *failed || vals.null(i) {
+            for i in 0..rows {
+                if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
                     b.append_null();
                 } else {
                     b.append_value(s.get(i));
