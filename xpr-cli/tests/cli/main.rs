@@ -1,0 +1,15 @@
+//! The tests of the `xpr` binary (each runs it as a child process), one
+//! module a topic, in one test binary: the dependency graph is linked once,
+//! not once per file (README, "Test"). Add tests to a module here rather
+//! than a new file in `tests/`.
+
+mod cli;
+mod cli_bounds;
+mod cli_calls;
+mod cli_card;
+mod cli_guard;
+mod cli_hints;
+mod cli_run;
+mod cli_schema_audit;
+mod common;
+mod conformance_batch;
