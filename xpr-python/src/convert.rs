@@ -18,7 +18,12 @@
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use smallvec::SmallVec;
 use xpr::{Context, Field, Key, Map, Value};
+
+/// The values of a record's top-level fields, by root: inline for up to
+/// eight (no allocation for a typical rule).
+pub(crate) type Values = SmallVec<[Option<Value>; 8]>;
 
 /// What of a value is read.
 pub(crate) enum Shape {
@@ -120,8 +125,8 @@ impl Reader {
         &self,
         record: &Bound<'_, PyAny>,
         roots: &[Node],
-    ) -> PyResult<Vec<Option<Value>>> {
-        let mut values = Vec::with_capacity(roots.len());
+    ) -> PyResult<Values> {
+        let mut values = Values::new();
         if record.is_none() {
             values.resize(roots.len(), None);
             return Ok(values);

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use xpr::{Key, Map, Value};
 
-use crate::convert::{Node, Shape};
+use crate::convert::{Node, Shape, Values};
 
 /// The lines of `data` with their 1-based numbers: `(number, start, end)`
 /// byte ranges, the line ending left out, blank lines skipped.
@@ -50,8 +50,8 @@ pub(crate) fn record(
     line: &[u8],
     roots: &[Node],
     max_depth: u32,
-) -> Result<Vec<Option<Value>>, String> {
-    let mut values = vec![None; roots.len()];
+) -> Result<Values, String> {
+    let mut values: Values = std::iter::repeat_n(None, roots.len()).collect();
     let mut de = serde_json::Deserializer::from_slice(line);
     de.deserialize_any(Top {
         roots,

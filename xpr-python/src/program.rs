@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use xpr::{Key, Value, Vm};
 
-use crate::convert::{self, Node, Reader, Record};
+use crate::convert::{self, Node, Reader, Record, Values};
 use crate::errors;
 use crate::ndjson;
 
@@ -42,6 +42,8 @@ pub(crate) struct Program {
     heavy: AtomicBool,
     /// The keyword arguments of `compile` that were given, for pickling.
     options: Py<PyDict>,
+    /// Whether host functions were given (whose exceptions are kept).
+    calls_host: bool,
 }
 
 /// Why an NDJSON line failed.
@@ -61,7 +63,9 @@ impl Program {
     ) -> Program {
         let roots = convert::tree(py, &program.read_paths());
         let names = roots.iter().map(|n| n.key.clone()).collect();
+        let calls_host = options.bind(py).contains("functions").unwrap_or(true);
         Program {
+            calls_host,
             program,
             source,
             roots,
@@ -196,9 +200,11 @@ impl Program {
     ) -> PyResult<Bound<'py, PyAny>> {
         let values = match context {
             Some(c) => self.reader.record(c, &self.roots)?,
-            None => vec![None; self.roots.len()],
+            None => std::iter::repeat_n(None, self.roots.len()).collect(),
         };
-        errors::clear_host_cause();
+        if self.calls_host {
+            errors::clear_host_cause();
+        }
         let result = if self.heavy.load(Ordering::Relaxed) {
             py.detach(|| self.run(&values))
         } else {
@@ -221,7 +227,7 @@ impl Program {
     ) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         let mut iter = contexts.try_iter()?;
-        let mut chunk: Vec<Vec<Option<Value>>> = Vec::with_capacity(CHUNK);
+        let mut chunk: Vec<Values> = Vec::with_capacity(CHUNK);
         let mut index = 0usize;
         loop {
             chunk.clear();
