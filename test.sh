@@ -5,11 +5,13 @@
 #     the core's build): its Rust tests, then the end-to-end test with the
 #     official Python MCP SDK as the client (makes a venv under target/
 #     the first time: needs PyPI);
-#  3. the Python package's workspace (xpr-python: pyo3 stays out of the
+#  3. columnar evaluation over Arrow (xpr-arrow, a workspace of its own:
+#     arrow stays out of the core's build): its Rust tests;
+#  4. the Python package's workspace (xpr-python: pyo3 stays out of the
 #     core's build): builds the xpr-rs wheel with maturin, installs it in
 #     a venv under target/ (made the first time: needs PyPI) and runs
 #     pytest, the conformance suites through Python included;
-#  4. the conformance report (pass counts of every suite).
+#  5. the conformance report (pass counts of every suite).
 # The shared suites (../shared) are read when present; with
 # XPR_REQUIRE_SHARED=1 their absence is a failure.
 set -euo pipefail
@@ -24,6 +26,9 @@ cargo test --manifest-path xpr-mcp/Cargo.toml
 
 echo "== xpr-mcp: end to end (official Python MCP SDK as the client)"
 bash xpr-mcp/tests/run_e2e.sh
+
+echo "== xpr-arrow: cargo test"
+cargo test --manifest-path xpr-arrow/Cargo.toml
 
 echo "== xpr-python: the wheel, then pytest"
 bash xpr-python/run_tests.sh

@@ -377,6 +377,7 @@ impl Engine {
             expected: None,
             check_result: false,
             root: Span::new(ast.span.start, ast.span.end),
+            limits: Arc::new(self.limits.clone()),
             config: Arc::new(RunOptions {
                 limits: self.limits.vm(),
                 clock: self.clock.clone(),
@@ -519,6 +520,8 @@ pub struct Program {
     check_result: bool,
     /// The whole expression, where a result of the wrong type is reported.
     root: Span,
+    /// The engine's limits when it compiled the program ([`Program::limits`]).
+    limits: Arc<Limits>,
     /// The engine's settings, built once: a run without overrides passes
     /// them to the VM as they are (no per-run copying or seeding).
     config: Arc<RunOptions>,
@@ -580,6 +583,42 @@ impl Program {
     /// As [`Program::run`].
     pub fn run_in(&self, vm: &mut Vm, context: &dyn Context) -> Result<Value, Error> {
         self.checked(vm.run(&self.program, context, &self.config))
+    }
+
+    /// Runs on a VM the caller keeps, with per-run overrides (as
+    /// [`Program::run_with`]): for hosts that run many records under a
+    /// budget of their own (a columnar batch handing each row what is left
+    /// of the batch's fuel).
+    ///
+    /// ```
+    /// use xpr::{Engine, ErrorKind, Limits, RunConfig, Vm};
+    /// let program = Engine::new().compile("range(100).sum()")?;
+    /// assert_eq!(program.limits().fuel, Limits::default().fuel);
+    /// let mut vm = Vm::new();
+    /// let tight = Limits { fuel: Some(50), ..program.limits().clone() };
+    /// let config = RunConfig { limits: Some(tight), ..RunConfig::default() };
+    /// let e = program.run_in_with(&mut vm, &(), &config).unwrap_err();
+    /// assert_eq!(e.kind(), ErrorKind::Fuel);
+    /// assert_eq!(program.run_in(&mut vm, &())?, xpr::Value::Number(4950.0));
+    /// # Ok::<(), xpr::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Program::run`].
+    pub fn run_in_with(
+        &self,
+        vm: &mut Vm,
+        context: &dyn Context,
+        config: &RunConfig,
+    ) -> Result<Value, Error> {
+        let options = self.options(config);
+        self.checked(vm.run(&self.program, context, &options))
+    }
+
+    /// The limits of the engine that compiled the program: those each run
+    /// is held to unless [`RunConfig::limits`] overrides them.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// A result of the wrong type, when results are checked, as an error.

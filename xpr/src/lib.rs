@@ -33,6 +33,15 @@
 //! uses counts, and the time limits and cancellation take effect when it
 //! returns.
 
+/// The bytecode [`Program::bytecode`] returns, for hosts that analyse a
+/// compiled program (`xpr-arrow` compiles the common subset of XPR into
+/// vector operations from it): its instructions, prototypes and the names
+/// of the built-ins they call. Not a stable interface: it follows the VM.
+pub mod bytecode {
+    pub use xpr_vm::program::{Cmp, MethodRef, Op, Proto};
+    pub use xpr_vm::stdlib::function_name;
+}
+
 mod card;
 mod check;
 mod diagnostic;

@@ -301,6 +301,12 @@ impl Program {
         &self.inner.parts.constants
     }
 
+    /// The property names [`Op::GetField`], [`Op::GetLocalField`],
+    /// [`Op::GetLength`] and [`Op::PatternField`] index.
+    pub fn keys(&self) -> &[Key] {
+        &self.inner.parts.keys
+    }
+
     /// An estimate of the heap bytes the program holds: its code and
     /// position tables, its constants (a regex literal by
     /// [`crate::Regex::compiled_bytes`]), its names and error texts. For

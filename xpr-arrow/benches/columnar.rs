@@ -1,0 +1,3 @@
+//! Criterion benchmarks of columnar evaluation (see README, "Columnar evaluation").
+
+fn main() {}

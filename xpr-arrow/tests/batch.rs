@@ -1,0 +1,308 @@
+//! The batch API: policies, results, nested columns, budgets.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{ListBuilder, MapBuilder, StringBuilder};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Float64Type;
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, StructArray,
+};
+use arrow_schema::{DataType, Field};
+use xpr::{Engine, ErrorKind, Limits};
+use xpr_arrow::{
+    BatchOptions, Budget, OnError, evaluate_batch, evaluate_batch_report, filter_batch,
+};
+
+fn batch() -> RecordBatch {
+    RecordBatch::try_from_iter([
+        (
+            "n",
+            Arc::new(Float64Array::from(vec![
+                Some(1.5),
+                None,
+                Some(-2.0),
+                Some(40.0),
+            ])) as ArrayRef,
+        ),
+        (
+            "i",
+            Arc::new(Int64Array::from(vec![1, 2, 3, 4])) as ArrayRef,
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from(vec![
+                Some("ab"),
+                Some("Ça"),
+                None,
+                Some(""),
+            ])) as ArrayRef,
+        ),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![
+                Some(true),
+                Some(false),
+                None,
+                Some(true),
+            ])) as ArrayRef,
+        ),
+    ])
+    .unwrap()
+}
+
+fn opts(on_error: OnError) -> BatchOptions {
+    BatchOptions {
+        on_error,
+        ..BatchOptions::default()
+    }
+}
+
+fn both(options: &BatchOptions) -> [BatchOptions; 2] {
+    [
+        options.clone(),
+        BatchOptions {
+            row_by_row: true,
+            ..options.clone()
+        },
+    ]
+}
+
+fn f64s(a: &ArrayRef) -> Vec<Option<f64>> {
+    a.as_primitive::<Float64Type>().iter().collect()
+}
+
+#[test]
+fn policies_fail_null_skip() {
+    let p = Engine::new().compile("n * 2").unwrap();
+    for o in both(&opts(OnError::Fail)) {
+        let e = evaluate_batch(&p, &batch(), &o).unwrap_err();
+        assert_eq!(e.row, Some(1));
+        assert_eq!(e.error.kind(), ErrorKind::Type);
+        assert!(e.to_string().starts_with("row 1: Type error"), "{e}");
+    }
+    for o in both(&opts(OnError::Null)) {
+        let r = evaluate_batch_report(&p, &batch(), &o).unwrap();
+        assert_eq!(f64s(&r.values), [Some(3.0), None, Some(-4.0), Some(80.0)]);
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].0, 1);
+    }
+    for o in both(&opts(OnError::Skip)) {
+        let v = evaluate_batch(&p, &batch(), &o).unwrap();
+        assert_eq!(f64s(&v), [Some(3.0), Some(-4.0), Some(80.0)]);
+    }
+}
+
+#[test]
+fn result_types_static_inferred_and_mixed() {
+    let e = Engine::new();
+    let cases: &[(&str, DataType)] = &[
+        ("i > 2", DataType::Boolean),
+        ("i + 1", DataType::Float64),
+        ("`${i}`", DataType::Utf8),
+        ("i", DataType::Float64),
+        ("s", DataType::Utf8),
+        ("null", DataType::Null),
+        ("[i]", DataType::Utf8),
+        ("i > 2 ? i : \"x\"", DataType::Utf8),
+    ];
+    for (src, dt) in cases {
+        let p = e.compile(src).unwrap();
+        for o in both(&opts(OnError::Fail)) {
+            let v = evaluate_batch(&p, &batch(), &o).unwrap();
+            assert_eq!(v.data_type(), dt, "{src}");
+            assert_eq!(v.len(), 4);
+        }
+    }
+    let p = e.compile("i > 2 ? i : \"x\"").unwrap();
+    let v = evaluate_batch(&p, &batch(), &BatchOptions::default()).unwrap();
+    let got: Vec<_> = v.as_string::<i32>().iter().collect();
+    assert_eq!(got, [Some("\"x\""), Some("\"x\""), Some("3"), Some("4")]);
+    let p = e.compile("[i, s]").unwrap();
+    let v = evaluate_batch(&p, &batch(), &BatchOptions::default()).unwrap();
+    assert_eq!(v.as_string::<i32>().value(2), "[3,null]");
+}
+
+#[test]
+fn strings_by_characters_and_unknown_columns() {
+    let e = Engine::new();
+    let p = e.compile("s.len()").unwrap();
+    let v = evaluate_batch(&p, &batch(), &opts(OnError::Null)).unwrap();
+    assert_eq!(f64s(&v), [Some(2.0), Some(2.0), None, Some(0.0)]);
+    let p = e.compile("missing + 1").unwrap();
+    let err = evaluate_batch(&p, &batch(), &BatchOptions::default()).unwrap_err();
+    assert_eq!((err.row, err.error.kind()), (Some(0), ErrorKind::Reference));
+}
+
+#[test]
+fn filter_keeps_truthy_rows() {
+    let p = Engine::new().compile("s").unwrap();
+    let out = filter_batch(&p, &batch(), &BatchOptions::default()).unwrap();
+    assert_eq!(out.num_rows(), 2);
+    let p = Engine::new().compile("n > 0").unwrap();
+    assert_eq!(
+        filter_batch(&p, &batch(), &BatchOptions::default())
+            .unwrap_err()
+            .row,
+        Some(1)
+    );
+    for policy in [OnError::Null, OnError::Skip] {
+        let out = filter_batch(&p, &batch(), &opts(policy)).unwrap();
+        let kept: Vec<_> = f64s(out.column(0));
+        assert_eq!(kept, [Some(1.5), Some(40.0)]);
+    }
+}
+
+#[test]
+fn nested_struct_list_and_map_columns() {
+    let inner = StructArray::from(vec![
+        (
+            Arc::new(Field::new("origin", DataType::Utf8, true)),
+            Arc::new(StringArray::from(vec!["SFO", "JFK"])) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("miles", DataType::Float64, true)),
+            Arc::new(Float64Array::from(vec![10.0, 20.0])) as ArrayRef,
+        ),
+    ]);
+    let mut list = ListBuilder::new(StringBuilder::new());
+    list.values().append_value("a");
+    list.values().append_value("b");
+    list.append(true);
+    list.append(false);
+    let mut map = MapBuilder::new(None, StringBuilder::new(), StringBuilder::new());
+    map.keys().append_value("k");
+    map.values().append_value("v");
+    map.append(true).unwrap();
+    map.append(true).unwrap();
+    let batch = RecordBatch::try_from_iter([
+        ("route", Arc::new(inner) as ArrayRef),
+        ("tags", Arc::new(list.finish()) as ArrayRef),
+        ("attrs", Arc::new(map.finish()) as ArrayRef),
+    ])
+    .unwrap();
+    let p = Engine::new()
+        .compile("`${route.origin}:${route.miles * 2}:${tags.join(\"+\")}:${attrs.k}`")
+        .unwrap();
+    let v = evaluate_batch(&p, &batch, &opts(OnError::Null)).unwrap();
+    let got: Vec<_> = v.as_string::<i32>().iter().collect();
+    // Row 1: tags is null, `null.join` is an error.
+    assert_eq!(got, [Some("SFO:20:a+b:v"), None]);
+}
+
+#[test]
+fn unsupported_column_types_are_refused_when_read() {
+    let batch = RecordBatch::try_from_iter([
+        (
+            "d",
+            Arc::new(arrow_array::Date32Array::from(vec![1])) as ArrayRef,
+        ),
+        ("x", Arc::new(Float64Array::from(vec![1.0])) as ArrayRef),
+    ])
+    .unwrap();
+    let p = Engine::new().compile("x + 1").unwrap();
+    assert!(evaluate_batch(&p, &batch, &BatchOptions::default()).is_ok());
+    let p = Engine::new().compile("d").unwrap();
+    let e = evaluate_batch(&p, &batch, &BatchOptions::default()).unwrap_err();
+    assert_eq!((e.row, e.error.kind()), (None, ErrorKind::Type));
+    assert!(e.error.message().contains("Date32"), "{e}");
+}
+
+fn engine_with(fuel: Option<u64>, memory: Option<u64>) -> Engine {
+    Engine::new().with_limits(Limits {
+        fuel,
+        memory,
+        ..Limits::default()
+    })
+}
+
+#[test]
+fn the_fuel_limit_bounds_the_batch_as_a_whole() {
+    let rows: i32 = 1000;
+    let batch = RecordBatch::try_from_iter([(
+        "x",
+        Arc::new(Float64Array::from(
+            (0..rows).map(f64::from).collect::<Vec<_>>(),
+        )) as ArrayRef,
+    )])
+    .unwrap();
+    let src = "x > 10 && x < 900";
+    // What the rows cost one by one.
+    let p = engine_with(None, None).compile(src).unwrap();
+    let mut vm = xpr::Vm::new();
+    let mut row_cost = 0;
+    for i in 0..rows {
+        let mut m = xpr::Map::default();
+        m.insert("x".into(), xpr::Value::Number(f64::from(i)));
+        p.run_in(&mut vm, &m).unwrap();
+        row_cost += vm.fuel_used();
+    }
+    for o in both(&BatchOptions::default()) {
+        let r = evaluate_batch_report(&p, &batch, &o).unwrap();
+        assert!(r.fuel_used >= row_cost, "{} < {row_cost}", r.fuel_used);
+        for policy in [OnError::Fail, OnError::Null, OnError::Skip] {
+            let o = BatchOptions {
+                on_error: policy,
+                ..o.clone()
+            };
+            let tight = engine_with(Some(row_cost - 1), None).compile(src).unwrap();
+            let e = evaluate_batch(&tight, &batch, &o).unwrap_err();
+            assert_eq!(e.error.kind(), ErrorKind::Fuel, "{e}");
+            // Enough for one row each, not for the batch: `PerRow` lets it run.
+            let per_row = engine_with(Some(row_cost / rows as u64 + 2), None)
+                .compile(src)
+                .unwrap();
+            assert_eq!(
+                evaluate_batch(&per_row, &batch, &o)
+                    .unwrap_err()
+                    .error
+                    .kind(),
+                ErrorKind::Fuel
+            );
+            let o = BatchOptions {
+                fuel: Budget::PerRow,
+                ..o.clone()
+            };
+            assert!(evaluate_batch(&per_row, &batch, &o).is_ok());
+            let o = BatchOptions {
+                fuel: Budget::Limit(row_cost - 1),
+                ..o.clone()
+            };
+            assert_eq!(
+                evaluate_batch(&p, &batch, &o).unwrap_err().error.kind(),
+                ErrorKind::Fuel
+            );
+        }
+    }
+}
+
+#[test]
+fn the_memory_limit_bounds_the_batch_as_a_whole() {
+    let rows = 1000;
+    let batch = RecordBatch::try_from_iter([(
+        "s",
+        Arc::new(StringArray::from(vec!["abcdefgh"; rows])) as ArrayRef,
+    )])
+    .unwrap();
+    let src = "s + s + \"!\"";
+    let p = engine_with(None, None).compile(src).unwrap();
+    let mut vm = xpr::Vm::new();
+    let mut m = xpr::Map::default();
+    m.insert("s".into(), xpr::Value::from("abcdefgh"));
+    p.run_in(&mut vm, &m).unwrap();
+    let one = vm.peak_memory();
+    assert!(one > 0);
+    let all = one * rows as u64;
+    for o in both(&BatchOptions::default()) {
+        let r = evaluate_batch_report(&p, &batch, &o).unwrap();
+        assert!(r.memory_used >= all, "{} < {all}", r.memory_used);
+        let tight = engine_with(None, Some(all - 1)).compile(src).unwrap();
+        let e = evaluate_batch(&tight, &batch, &opts(OnError::Null)).unwrap_err();
+        assert_eq!(e.error.kind(), ErrorKind::Memory, "{e}");
+        let o = BatchOptions {
+            memory: Budget::PerRow,
+            ..o.clone()
+        };
+        assert!(evaluate_batch(&tight, &batch, &o).is_ok());
+    }
+}
