@@ -121,11 +121,7 @@ pub(crate) struct Reader {
 
 impl Reader {
     /// The values of `roots` in `record` (a `dict`; `None` has no fields).
-    pub fn record(
-        &self,
-        record: &Bound<'_, PyAny>,
-        roots: &[Node],
-    ) -> PyResult<Values> {
+    pub fn record(&self, record: &Bound<'_, PyAny>, roots: &[Node]) -> PyResult<Values> {
         let mut values = Values::new();
         if record.is_none() {
             values.resize(roots.len(), None);

@@ -1,7 +1,8 @@
 //! `xpr_rs`: XPR for Python (the `xpr-rs` wheel). Compile an expression
 //! once with `xpr_rs.compile`, then evaluate it against dicts
 //! (`Program.evaluate`, `evaluate_many`) or NDJSON bytes
-//! (`evaluate_ndjson`, `filter_ndjson`), reading only the parts of each
+//! (`evaluate_ndjson`, `filter_ndjson`) or Arrow batches and tables
+//! (`evaluate_arrow`, `filter_arrow`, through xpr-arrow), reading only the parts of each
 //! record the expression uses, with the GIL released while the VM runs.
 //! Errors are `xpr_rs.XprError` subclasses, one per error kind.
 //!
@@ -10,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+mod arrow;
 mod convert;
 mod errors;
 mod host;

@@ -46,11 +46,7 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> 
 /// # Errors
 /// The line is not JSON, or nests deeper than `max_depth` in the parts
 /// read: the message.
-pub(crate) fn record(
-    line: &[u8],
-    roots: &[Node],
-    max_depth: u32,
-) -> Result<Values, String> {
+pub(crate) fn record(line: &[u8], roots: &[Node], max_depth: u32) -> Result<Values, String> {
     let mut values: Values = std::iter::repeat_n(None, roots.len()).collect();
     let mut de = serde_json::Deserializer::from_slice(line);
     de.deserialize_any(Top {

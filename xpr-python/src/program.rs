@@ -8,6 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use xpr::{Key, Value, Vm};
 
+use pyo3_arrow::input::AnyRecordBatch;
+
+use crate::arrow;
 use crate::convert::{self, Node, Reader, Record, Values};
 use crate::errors;
 use crate::ndjson;
@@ -299,6 +302,40 @@ impl Program {
             py,
             kept.iter().map(|&(s, e)| PyBytes::new(py, &bytes[s..e])),
         )
+    }
+
+    /// Evaluates the expression on every row of `data`, a
+    /// `pyarrow.RecordBatch` or `pyarrow.Table` (or any object with
+    /// `__arrow_c_array__` or `__arrow_c_stream__`): its columns are the
+    /// variables (struct columns objects, list columns arrays). Returns a
+    /// `pyarrow.Array`, one result a row: boolean, double or string after
+    /// the results' type (arrays, objects and mixed types as JSON text).
+    /// `on_error`: `"fail"` raises the first error with `.row`; `"null"`
+    /// gives a null; `"skip"` leaves the row out.
+    #[pyo3(signature = (data, *, on_error="fail"))]
+    fn evaluate_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: AnyRecordBatch,
+        on_error: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let on_error = arrow::on_error(on_error)?;
+        arrow::evaluate(py, &self.program, &self.source, data, on_error)
+    }
+
+    /// The rows of `data` for which the expression is truthy, as a
+    /// `pyarrow.RecordBatch` for a batch and a `pyarrow.Table` for a
+    /// table. `on_error`: `"fail"` raises the first error with `.row`;
+    /// `"null"` and `"skip"` drop the row.
+    #[pyo3(signature = (data, *, on_error="fail"))]
+    fn filter_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: AnyRecordBatch,
+        on_error: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let on_error = arrow::on_error(on_error)?;
+        arrow::filter(py, &self.program, &self.source, data, on_error)
     }
 
     /// Pickling: `xpr_rs._restore(source, options)` compiles again.

@@ -9,7 +9,8 @@ True
 ``compile`` returns an immutable, thread-safe, picklable ``Program``;
 ``Program.evaluate(dict)`` reads only the parts of the dict the expression
 uses, ``evaluate_many``, ``evaluate_ndjson`` and ``filter_ndjson`` process
-many records with the GIL released. Every error is an ``XprError``
+many records with the GIL released, ``evaluate_arrow`` and ``filter_arrow``
+whole pyarrow batches and tables. Every error is an ``XprError``
 subclass with ``.kind``, ``.message``, ``.span`` and ``.hint``.
 """
 

@@ -1,7 +1,7 @@
 """Type stubs of the extension module xpr_rs._xpr_rs (re-exported by xpr_rs)."""
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, final
+from typing import Any, Literal, final
 
 #: What an evaluation returns: JSON-like Python values (an integral number
 #: below 1e21 in magnitude as int, as json.loads reads it).
@@ -64,6 +64,20 @@ class Program:
     def filter_ndjson(self, data: bytes) -> list[bytes]:
         """The lines of NDJSON ``data`` for which the expression is truthy,
         unchanged but for their line ending. Errors as ``evaluate_ndjson``."""
+    def evaluate_arrow(self, data: Any, *, on_error: Literal["fail", "null", "skip"] = "fail") -> Any:
+        """Evaluates on every row of ``data`` (a ``pyarrow.RecordBatch`` or
+        ``pyarrow.Table``, or any object with ``__arrow_c_array__`` or
+        ``__arrow_c_stream__``; columns are the variables, struct columns
+        objects, list columns arrays). Returns a ``pyarrow.Array``: boolean,
+        double or string after the results' type (arrays, objects and mixed
+        types as JSON text). ``on_error``: ``"fail"`` raises the first
+        error with ``.row``; ``"null"`` gives a null; ``"skip"`` leaves the
+        row out."""
+    def filter_arrow(self, data: Any, *, on_error: Literal["fail", "null", "skip"] = "fail") -> Any:
+        """The rows for which the expression is truthy: a
+        ``pyarrow.RecordBatch`` for a batch, a ``pyarrow.Table`` for a
+        table. ``on_error``: ``"fail"`` raises with ``.row``; ``"null"``
+        and ``"skip"`` drop the row."""
     def __reduce__(self) -> tuple[Callable[..., Program], tuple[str, dict[str, Any]]]: ...
     def __copy__(self) -> Program: ...
     def __deepcopy__(self, memo: Any) -> Program: ...
