@@ -123,9 +123,20 @@ impl Reader {
     /// The values of `roots` in `record` (a `dict`; `None` has no fields).
     pub fn record(&self, record: &Bound<'_, PyAny>, roots: &[Node]) -> PyResult<Values> {
         let mut values = Values::new();
+        self.record_into(record, roots, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`Reader::record`], appending the values to `out`.
+    pub fn record_into(
+        &self,
+        record: &Bound<'_, PyAny>,
+        roots: &[Node],
+        out: &mut impl Extend<Option<Value>>,
+    ) -> PyResult<()> {
         if record.is_none() {
-            values.resize(roots.len(), None);
-            return Ok(values);
+            out.extend(std::iter::repeat_n(None, roots.len()));
+            return Ok(());
         }
         let dict = record.cast::<PyDict>().map_err(|_| {
             PyTypeError::new_err(format!(
@@ -138,9 +149,9 @@ impl Reader {
                 Some(v) => Some(self.shaped(&v, &node.shape, 1)?),
                 None => None,
             };
-            values.push(value);
+            out.extend(std::iter::once(value));
         }
-        Ok(values)
+        Ok(())
     }
 
     /// `obj` as far as `shape` reads it; `depth` is the nesting level an
@@ -263,6 +274,34 @@ fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     }
 }
 
+/// Python strings of the object keys met lately, by the key's address: a
+/// result object's keys are usually the program's own (constants), shared
+/// from one result to the next; their Python strings then keep their
+/// hash, which a dict insertion needs.
+const KEY_CACHE: usize = 64;
+
+thread_local! {
+    static KEYS: std::cell::RefCell<Vec<(Key, Py<PyString>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `k` as a Python string, from [`KEYS`] when it is there.
+fn key<'py>(py: Python<'py>, k: &Key) -> Bound<'py, PyString> {
+    KEYS.with(|cache| {
+        let Ok(mut cache) = cache.try_borrow_mut() else {
+            return PyString::new(py, k);
+        };
+        if let Some((_, s)) = cache.iter().find(|(c, _)| std::sync::Arc::ptr_eq(c, k)) {
+            return s.bind(py).clone();
+        }
+        let s = PyString::new(py, k);
+        if cache.len() == KEY_CACHE {
+            cache.remove(0);
+        }
+        cache.push((k.clone(), s.clone().unbind()));
+        s
+    })
+}
+
 /// 1e21: from here on the `xpr` tool writes numbers in exponent form,
 /// which `json.loads` reads as `float`.
 const EXPONENT_FORM: f64 = 1e21;
@@ -299,7 +338,7 @@ pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> Result<Bound<'py, Py
         Value::Object(o) => {
             let dict = PyDict::new(py);
             for (k, v) in o.map() {
-                dict.set_item(PyString::new(py, k), to_py(py, v)?)?;
+                dict.set_item(key(py, k), to_py(py, v)?)?;
             }
             dict.into_any()
         }

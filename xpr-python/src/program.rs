@@ -11,7 +11,7 @@ use xpr::{Key, Value, Vm};
 use pyo3_arrow::input::AnyRecordBatch;
 
 use crate::arrow;
-use crate::convert::{self, Node, Reader, Record, Values};
+use crate::convert::{self, Node, Reader, Record};
 use crate::errors;
 use crate::ndjson;
 
@@ -230,21 +230,27 @@ impl Program {
     ) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         let mut iter = contexts.try_iter()?;
-        let mut chunk: Vec<Values> = Vec::with_capacity(CHUNK);
+        // The chunk's records, one after the other, each `roots` values long.
+        let width = self.roots.len();
+        let mut chunk: Vec<Option<Value>> = Vec::with_capacity(CHUNK * width);
         let mut index = 0usize;
         loop {
             chunk.clear();
+            let mut records = 0;
             for item in iter.by_ref().take(CHUNK) {
-                chunk.push(self.reader.record(&item?, &self.roots)?);
+                self.reader.record_into(&item?, &self.roots, &mut chunk)?;
+                records += 1;
             }
-            if chunk.is_empty() {
+            if records == 0 {
                 return Ok(out);
             }
             let (results, failed) = py.detach(|| {
-                errors::clear_host_cause();
-                let mut results = Vec::with_capacity(chunk.len());
-                for values in &chunk {
-                    match self.run(values) {
+                if self.calls_host {
+                    errors::clear_host_cause();
+                }
+                let mut results = Vec::with_capacity(records);
+                for i in 0..records {
+                    match self.run(&chunk[i * width..(i + 1) * width]) {
                         Ok(v) => results.push(v),
                         Err(e) => return (results, Some(e)),
                     }
@@ -260,7 +266,7 @@ impl Program {
                 let _ = e.value(py).setattr("index", index + done);
                 return Err(e);
             }
-            index += chunk.len();
+            index += records;
         }
     }
 

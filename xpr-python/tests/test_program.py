@@ -33,6 +33,10 @@ def test_results_are_native_values_as_json_loads_reads_them():
         "[1, 2.5, -0, 1e20, 1e21, 2 ** 53 + 2, 'é', null, true, {a: [1, {b: false}]}, 0.1 + 0.2]"
     ).evaluate()
     assert got == [1, 2.5, 0, 10**20, 1e21, 2**53 + 2, "é", None, True, {"a": [1, {"b": False}]}, 0.1 + 0.2]
+    # Result keys come back as str, the same for every result.
+    rows = xpr_rs.compile("{a: n, g: [k].groupBy(x => x)}").evaluate_many({"n": i, "k": f"k{i % 3}"} for i in range(200))
+    assert rows[5] == {"a": 5, "g": {"k2": ["k2"]}}
+    assert all(list(r) == ["a", "g"] and list(r["g"]) == [f"k{i % 3}"] for i, r in enumerate(rows))
     kinds = [type(v) for v in got[:6]]
     assert kinds == [int, float, int, int, float, int]
     assert type(got[10]) is float
@@ -186,6 +190,7 @@ def test_evaluate_many_takes_any_iterable_in_chunks():
     p = xpr_rs.compile("n * 2")
     assert p.evaluate_many({"n": i} for i in range(1000)) == [i * 2 for i in range(1000)]
     assert p.evaluate_many([]) == []
+    assert xpr_rs.compile("1 + 1").evaluate_many([{}] * 300) == [2] * 300
     with pytest.raises(xpr_rs.XprTypeError) as info:
         p.evaluate_many([{"n": 1}] * 300 + [{"n": "x"}] + [{"n": 2}])
     assert info.value.index == 300
