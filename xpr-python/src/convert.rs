@@ -81,6 +81,26 @@ pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
     roots
 }
 
+/// Where [`Reader::record_into`] puts values.
+pub(crate) trait Push {
+    /// Appends `v`.
+    fn push(&mut self, v: Option<Value>);
+}
+
+impl Push for Values {
+    #[inline]
+    fn push(&mut self, v: Option<Value>) {
+        SmallVec::push(self, v);
+    }
+}
+
+impl Push for Vec<Option<Value>> {
+    #[inline]
+    fn push(&mut self, v: Option<Value>) {
+        Vec::push(self, v);
+    }
+}
+
 /// The record an evaluation reads: the values of the top-level fields the
 /// program reads, by position in the roots of its tree (`None`: absent).
 pub(crate) struct Record<'a> {
@@ -120,22 +140,18 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
-    /// The values of `roots` in `record` (a `dict`; `None` has no fields).
-    pub fn record(&self, record: &Bound<'_, PyAny>, roots: &[Node]) -> PyResult<Values> {
-        let mut values = Values::new();
-        self.record_into(record, roots, &mut values)?;
-        Ok(values)
-    }
-
-    /// [`Reader::record`], appending the values to `out`.
+    /// Appends the values of `roots` in `record` (a `dict`; `None` has no
+    /// fields) to `out`: `None` for a field the record lacks.
     pub fn record_into(
         &self,
         record: &Bound<'_, PyAny>,
         roots: &[Node],
-        out: &mut impl Extend<Option<Value>>,
+        out: &mut impl Push,
     ) -> PyResult<()> {
         if record.is_none() {
-            out.extend(std::iter::repeat_n(None, roots.len()));
+            for _ in roots {
+                out.push(None);
+            }
             return Ok(());
         }
         let dict = record.cast::<PyDict>().map_err(|_| {
@@ -149,7 +165,7 @@ impl Reader {
                 Some(v) => Some(self.shaped(&v, &node.shape, 1)?),
                 None => None,
             };
-            out.extend(std::iter::once(value));
+            out.push(value);
         }
         Ok(())
     }

@@ -41,22 +41,28 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> 
     })
 }
 
-/// The values of `roots` in the JSON record `line` (`None`: absent).
+/// The values of `roots` in the JSON record `line` (`None`: absent), into
+/// `values` (cleared first).
 ///
 /// # Errors
 /// The line is not JSON, or nests deeper than `max_depth` in the parts
 /// read: the message.
-pub(crate) fn record(line: &[u8], roots: &[Node], max_depth: u32) -> Result<Values, String> {
-    let mut values: Values = std::iter::repeat_n(None, roots.len()).collect();
+pub(crate) fn record(
+    line: &[u8],
+    roots: &[Node],
+    max_depth: u32,
+    values: &mut Values,
+) -> Result<(), String> {
+    values.clear();
+    values.resize(roots.len(), None);
     let mut de = serde_json::Deserializer::from_slice(line);
     de.deserialize_any(Top {
         roots,
-        values: &mut values,
+        values,
         max_depth,
     })
     .and_then(|()| de.end())
-    .map_err(|e| e.to_string())?;
-    Ok(values)
+    .map_err(|e| e.to_string())
 }
 
 /// The record's top level.

@@ -11,7 +11,7 @@ use xpr::{Key, Value, Vm};
 use pyo3_arrow::input::AnyRecordBatch;
 
 use crate::arrow;
-use crate::convert::{self, Node, Reader, Record};
+use crate::convert::{self, Node, Reader, Record, Values};
 use crate::errors;
 use crate::ndjson;
 
@@ -115,11 +115,13 @@ impl Program {
         let max_depth = self.reader.max_depth;
         let failed = py.detach(|| {
             errors::clear_host_cause();
+            let mut values = Values::new();
             for (line, start, end) in ndjson::lines(data) {
-                let values = match ndjson::record(&data[start..end], &self.roots, max_depth) {
-                    Ok(v) => v,
-                    Err(m) => return Some((line, LineError::Json(m))),
-                };
+                if let Err(m) =
+                    ndjson::record(&data[start..end], &self.roots, max_depth, &mut values)
+                {
+                    return Some((line, LineError::Json(m)));
+                }
                 match self.run(&values) {
                     Ok(v) => keep(v, start, end),
                     Err(e) => return Some((line, LineError::Eval(e))),
@@ -201,10 +203,11 @@ impl Program {
         py: Python<'py>,
         context: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let values = match context {
-            Some(c) => self.reader.record(c, &self.roots)?,
-            None => std::iter::repeat_n(None, self.roots.len()).collect(),
-        };
+        let mut values = Values::new();
+        match context {
+            Some(c) => self.reader.record_into(c, &self.roots, &mut values)?,
+            None => values.resize(self.roots.len(), None),
+        }
         if self.calls_host {
             errors::clear_host_cause();
         }
