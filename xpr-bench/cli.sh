@@ -8,7 +8,9 @@
 # and the cost of the audit log's per-record lines (issue 14): the filter
 # above and a transform, each with `--audit LOG` alone (a program and a
 # summary line) and with `--audit LOG --audit-records` (a line per record),
-# against the same command without them, as ratios of CPU time.
+# against the same command without them, as ratios of CPU time: the six
+# commands take turns for RUNS rounds, and the floors check the median of
+# the rounds' ratios (each ratio's two runs seconds apart).
 #
 # FILE is ../shared/data/flights-20k.ndjson repeated to 400,000 lines in a
 # temporary directory (generated flights when the file is absent). For each
@@ -77,10 +79,15 @@ if /usr/bin/time -f '%e' -o /dev/null true 2>/dev/null; then have_gnu_time=1; fi
 # measure NAME CMD...: runs CMD (stdout to $tmp/NAME.out) RUNS times and
 # keeps the run with the median CPU time: sets WALL USER SYS RSS_KB LOAD_BEFORE LOAD_AFTER.
 declare -A WALL USER SYS RSS LOAD_BEFORE LOAD_AFTER OUT_LINES
+declare -A SAMPLES
 measure() {
     local name=$1; shift
     local results=() r
-    for ((r = 0; r < runs; r++)); do
+    local n=$runs
+    # ONCE=1: one run, added to the runs kept for NAME so far (the audit
+    # cases take turns, so that load on the machine hits them alike).
+    if [[ "${ONCE:-0}" == 1 ]]; then n=1; fi
+    for ((r = 0; r < n; r++)); do
         local before after
         # Each run starts a new audit log (the audit cases append to it).
         rm -f "$tmp/audit.ndjson"
@@ -99,6 +106,11 @@ measure() {
         after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
         results+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }') $w $u $s $m $before|$after")
     done
+    if [[ "${ONCE:-0}" == 1 ]]; then
+        SAMPLES[$name]+="${results[0]};"
+        IFS=';' read -r -a results <<< "${SAMPLES[$name]%;}"
+    fi
+    local runs=${#results[@]}
     # Each figure's median over the runs, taken separately (a run slowed
     # by other work on the machine moves one wall time, not the result).
     median() { printf '%s\n' "${results[@]}" | awk -v k="$1" '{ print $k }' | sort -g | sed -n "$(( (runs + 1) / 2 ))p"; }
@@ -160,17 +172,25 @@ done
 echo
 echo "Audit log (--jobs 1; 'audit': --audit LOG, 'records': --audit LOG --audit-records):"
 audit=(--audit "$tmp/audit.ndjson")
-measure filt_audit "$xpr" run --quiet --jobs 1 --filter "${audit[@]}" "$expr"
-report filt_audit
-measure filt_rec "$xpr" run --quiet --jobs 1 --filter "${audit[@]}" --audit-records "$expr"
-report filt_rec
-audit_lines=$(wc -l < "$tmp/audit.ndjson")
-measure tran "$xpr" run --quiet --jobs 1 "$transform"
-report tran
-measure tran_audit "$xpr" run --quiet --jobs 1 "${audit[@]}" "$transform"
-report tran_audit
-measure tran_rec "$xpr" run --quiet --jobs 1 "${audit[@]}" --audit-records "$transform"
-report tran_rec
+# The six commands take turns, RUNS rounds; each round's CPU-time ratios
+# (with / without) are kept, and their median is what the floors check:
+# the two runs of a ratio are seconds apart, under about the same load.
+declare -A RATIOS
+for ((round = 0; round < runs; round++)); do
+    ONCE=1 measure filt "$xpr" run --quiet --jobs 1 --filter "$expr"
+    ONCE=1 measure filt_audit "$xpr" run --quiet --jobs 1 --filter "${audit[@]}" "$expr"
+    ONCE=1 measure filt_rec "$xpr" run --quiet --jobs 1 --filter "${audit[@]}" --audit-records "$expr"
+    audit_lines=$(wc -l < "$tmp/audit.ndjson")
+    ONCE=1 measure tran "$xpr" run --quiet --jobs 1 "$transform"
+    ONCE=1 measure tran_audit "$xpr" run --quiet --jobs 1 "${audit[@]}" "$transform"
+    ONCE=1 measure tran_rec "$xpr" run --quiet --jobs 1 "${audit[@]}" --audit-records "$transform"
+    for pair in filt_audit:filt filt_rec:filt tran_audit:tran tran_rec:tran; do
+        with=${pair%%:*}; without=${pair##*:}
+        last() { local s=${SAMPLES[$1]%;}; s=${s##*;}; awk -v x="$s" 'BEGIN { split(x, f, " "); print f[1] }'; }
+        RATIOS[$with]+="$(awk -v a="$(last "$with")" -v b="$(last "$without")" 'BEGIN { print (b > 0 ? a / b : 0) }') "
+    done
+done
+for name in filt filt_audit filt_rec tran tran_audit tran_rec; do report "$name"; done
 for name in filt_audit filt_rec; do
     if ! cmp -s "$tmp/xpr_j1.out" "$tmp/$name.out"; then echo "MISMATCH: $name output differs from xpr_j1"; status=1; fi
 done
@@ -201,12 +221,15 @@ fi
 floor "xpr --jobs 2 cores used (CPU time / wall time)" "$(awk -v c="$c2" -v w="${WALL[xpr_j2]}" 'BEGIN { print (w > 0 ? c / w : 0) }')" ">=" 1.7
 floor "xpr --jobs 2 records per CPU-second / --jobs 1" "$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (b > 0 ? a / b : 0) }')" ">=" 0.9
 # Issue 14: per-record audit lines cost at most 10 % of throughput.
-ratio() { awk -v a="$(cpu "$1")" -v b="$(cpu "$2")" 'BEGIN { print (b > 0 ? a / b : 0) }'; }
-floor "filter: --audit CPU time / without" "$(ratio filt_audit xpr_j1)" "<=" 1.10
-floor "filter: --audit --audit-records CPU time / without" "$(ratio filt_rec xpr_j1)" "<=" 1.10
-floor "transform: --audit CPU time / without" "$(ratio tran_audit tran)" "<=" 1.10
-floor "transform: --audit --audit-records CPU time / without" "$(ratio tran_rec tran)" "<=" 1.10
-awk -v a="$(cpu filt_rec)" -v b="$(cpu xpr_j1)" -v c="$(cpu tran_rec)" -v d="$(cpu tran)" -v n="$records" 'BEGIN {
+ratio_list() { tr ' ' '\n' <<< "${RATIOS[$1]}" | grep . | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 }'; }
+# The median of the rounds' ratios.
+ratio() { tr ' ' '\n' <<< "${RATIOS[$1]}" | grep . | sort -g | awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'; }
+floor "filter: --audit CPU time / without" "$(ratio filt_audit)" "<=" 1.10
+floor "filter: --audit --audit-records CPU time / without" "$(ratio filt_rec)" "<=" 1.10
+floor "transform: --audit CPU time / without" "$(ratio tran_audit)" "<=" 1.10
+floor "transform: --audit --audit-records CPU time / without" "$(ratio tran_rec)" "<=" 1.10
+echo "  -     rounds' ratios: filter records $(ratio_list filt_rec); transform records $(ratio_list tran_rec)"
+awk -v a="$(cpu filt_rec)" -v b="$(cpu filt)" -v c="$(cpu tran_rec)" -v d="$(cpu tran)" -v n="$records" 'BEGIN {
     printf "  -     per-record audit lines add %.0f ns (filter) and %.0f ns (transform) of CPU time per record\n", (a - b) / n * 1e9, (c - d) / n * 1e9 }'
 for name in xpr_j1 xpr_j2; do
     if [[ "${RSS[$name]}" -ge 0 ]]; then

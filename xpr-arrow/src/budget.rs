@@ -52,7 +52,6 @@ impl Meter {
     /// # Errors
     /// [`out_of_fuel`] or [`out_of_memory`] when the batch's limit would be
     /// passed; nothing is charged then.
-    #[allow(dead_code)] // The columnar plan charges through it.
     pub(crate) fn charge(&mut self, fuel: u64, memory: u64) -> Result<(), Error> {
         let f = self.fuel.saturating_add(fuel);
         if let Some(l) = self.fuel_limit

@@ -50,6 +50,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+mod plan;
 mod read;
 mod rows;
 mod write;
@@ -237,24 +238,93 @@ pub fn evaluate_batch_report(
     let mut meter = Meter::new(program, options, rows);
     let mut collect = Collector::new(options.on_error, rows);
     let mut runner = RowRunner::new(program);
-    for row in 0..rows {
-        let result = runner
-            .run(&columns, row, &mut meter)
-            .map_err(|error| BatchError {
-                row: Some(row),
-                error,
-            })?;
-        collect.push(row, result)?;
-    }
     let shape = write::static_type(program.result_type()).map(Shape::plain);
-    let values = collect.build(shape)?;
+    let plan = if options.row_by_row {
+        None
+    } else {
+        plan::compile(program, &columns)
+    };
+    let at = |row: usize| {
+        move |error: Error| BatchError {
+            row: Some(row),
+            error,
+        }
+    };
+    let Some(plan) = plan else {
+        for row in 0..rows {
+            let result = runner.run(&columns, row, &mut meter).map_err(at(row))?;
+            collect.push(row, result)?;
+        }
+        let values = collect.build(shape)?;
+        return Ok(Evaluation {
+            values,
+            errors: collect.errors,
+            fuel_used: meter.fuel,
+            memory_used: meter.memory,
+            rows_on_vm: rows,
+        });
+    };
+    let outcome = plan::run(&plan, rows, &mut meter).map_err(BatchError::batch)?;
+    // The rows the plan marked failed, on the VM: their exact errors.
+    let mut reruns = Vec::with_capacity(outcome.failed.len());
+    for &row in &outcome.failed {
+        match runner.run(&columns, row, &mut meter).map_err(at(row))? {
+            Err(error) if options.on_error == OnError::Fail => {
+                return Err(BatchError {
+                    row: Some(row),
+                    error,
+                });
+            }
+            result => reruns.push((row, result)),
+        }
+    }
+    let array = outcome.array;
+    let fits = shape.as_ref().is_none_or(|s| s.dt == *array.data_type());
+    let values = if fits && reruns.iter().all(|(_, r)| r.is_err()) {
+        // Failed rows are null cells already; skipped ones are dropped.
+        let array = match options.on_error {
+            OnError::Skip if !reruns.is_empty() => {
+                let keep: BooleanArray = (0..rows)
+                    .map(|i| Some(reruns.binary_search_by_key(&i, |(r, _)| *r).is_err()))
+                    .collect();
+                arrow_select::filter::filter(array.as_ref(), &keep).map_err(arrow_error)?
+            }
+            _ => array,
+        };
+        for (row, r) in reruns {
+            if let Err(e) = r {
+                collect.errors.push((row, e));
+            }
+        }
+        if shape.is_none() && array.null_count() == array.len() {
+            std::sync::Arc::new(arrow_array::NullArray::new(array.len()))
+        } else {
+            array
+        }
+    } else {
+        // A failed row the VM evaluated after all, or another type than
+        // the static one: written value by value.
+        let mut reruns = reruns.into_iter().peekable();
+        for row in 0..rows {
+            let result = match reruns.next_if(|(r, _)| *r == row) {
+                Some((_, result)) => result,
+                None => Ok(read::value_at(array.as_ref(), row)),
+            };
+            collect.push(row, result)?;
+        }
+        collect.build(shape)?
+    };
     Ok(Evaluation {
         values,
         errors: collect.errors,
         fuel_used: meter.fuel,
         memory_used: meter.memory,
-        rows_on_vm: rows,
+        rows_on_vm: outcome.failed.len(),
     })
+}
+
+fn arrow_error(e: arrow_schema::ArrowError) -> BatchError {
+    BatchError::batch(Error::new(ErrorKind::Value, format!("Arrow error: {e}")))
 }
 
 /// Per-row results gathered under a policy.

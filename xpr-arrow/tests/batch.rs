@@ -306,3 +306,93 @@ fn the_memory_limit_bounds_the_batch_as_a_whole() {
         assert!(evaluate_batch(&tight, &batch, &o).is_ok());
     }
 }
+
+#[test]
+fn the_common_subset_runs_as_vector_operations() {
+    let e = Engine::new();
+    for (src, on_vm) in [
+        ("i > 2 && i < 4 || !(i == 1)", 0),
+        ("i * 2 + i / 4 - 1", 0),
+        ("`${s}!`.lower()", 1),
+        ("b ? i : -i", 0),
+        ("n ?? 0", 0),
+        // Row 1's null fails: that row alone is run on the VM.
+        ("round(n) + floor(n) + abs(n)", 1),
+        // Non-ASCII text: `upper` leaves the row to the VM.
+        ("(s ?? \"\").upper()", 1),
+        // Outside the subset: every row on the VM.
+        ("[i].length", 4),
+    ] {
+        let p = e.compile(src).unwrap();
+        let r = evaluate_batch_report(&p, &batch(), &opts(OnError::Null)).unwrap();
+        assert_eq!(r.rows_on_vm, on_vm, "{src}");
+        let by_rows = BatchOptions {
+            row_by_row: true,
+            ..opts(OnError::Null)
+        };
+        let rows = evaluate_batch_report(&p, &batch(), &by_rows).unwrap();
+        assert_eq!(rows.values.as_ref(), r.values.as_ref(), "{src}");
+        assert_eq!(rows.rows_on_vm, 4);
+        assert!(r.fuel_used >= rows.fuel_used, "{src}");
+    }
+}
+
+#[test]
+fn nan_and_infinities_read_as_null_on_every_path() {
+    let mut v: Vec<f64> = (0..5000).map(f64::from).collect();
+    v[4100] = f64::NAN;
+    v[10] = f64::INFINITY;
+    let batch =
+        RecordBatch::try_from_iter([("v", Arc::new(Float64Array::from(v)) as ArrayRef)]).unwrap();
+    for src in [
+        "v > 2",
+        "v - 1",
+        "v == 3",
+        "`${v}`",
+        "v > 2 && v < 4500 || v == 1",
+    ] {
+        let p = Engine::new().compile(src).unwrap();
+        let by_rows = BatchOptions {
+            row_by_row: true,
+            ..opts(OnError::Null)
+        };
+        let rows = evaluate_batch_report(&p, &batch, &by_rows).unwrap();
+        let cols = evaluate_batch_report(&p, &batch, &opts(OnError::Null)).unwrap();
+        assert_eq!(rows.values.as_ref(), cols.values.as_ref(), "{src}");
+        let failed =
+            |e: &xpr_arrow::Evaluation| e.errors.iter().map(|(r, _)| *r).collect::<Vec<_>>();
+        assert_eq!(failed(&rows), failed(&cols), "{src}");
+        assert!(cols.fuel_used >= rows.fuel_used, "{src}");
+        if src != "v == 3" && !src.starts_with('`') {
+            assert_eq!(failed(&cols), [10, 4100], "{src}");
+        }
+    }
+}
+
+#[test]
+fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
+    let n = 3000;
+    let a: Vec<f64> = (0..n).map(|i| f64::from(i % 100)).collect();
+    let b: Vec<f64> = (0..n).map(|i| f64::from(i % 7)).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("a", Arc::new(Float64Array::from(a)) as ArrayRef),
+        ("b", Arc::new(Float64Array::from(b)) as ArrayRef),
+    ])
+    .unwrap();
+    for src in [
+        "a > 50 && b < 3",
+        "a > 90 || b == 2 && a <= 10",
+        "(a < 5 || a > 95) && (b != 1 || a == 0)",
+    ] {
+        let p = Engine::new().compile(src).unwrap();
+        let by_rows = BatchOptions {
+            row_by_row: true,
+            ..BatchOptions::default()
+        };
+        let rows = evaluate_batch_report(&p, &batch, &by_rows).unwrap();
+        let cols = evaluate_batch_report(&p, &batch, &BatchOptions::default()).unwrap();
+        assert_eq!(rows.values.as_ref(), cols.values.as_ref(), "{src}");
+        assert_eq!(cols.fuel_used, rows.fuel_used, "{src}");
+        assert_eq!(cols.rows_on_vm, 0, "{src}");
+    }
+}

@@ -2,17 +2,23 @@
 //! object a line (issue 14, item 6). See docs/cli.md, "Output schema and
 //! audit log".
 //!
-//! Three kinds of line, each with `kind`, `time` (UTC, RFC 3339, to the
-//! millisecond) and `hash` (the SHA-256 of the expression's text, in hex):
+//! Lines with `kind`, `time` (UTC, RFC 3339, to the millisecond) and
+//! `hash` (the SHA-256 of the expression's text, in hex):
 //! - `program`, once per compiled program, before its evaluations: the
 //!   `command`, the `expression`'s text, and the context `fields` it reads
 //!   (its free variables), or the compile `error`;
-//! - `evaluation`: the `result` (as the output writes it) or the `error`
-//!   (`kind`, `message`, `position`), the `fuel` used, the bytes charged to
-//!   the memory budget (`memory_bytes`, the run's peak) and `cpu_us`;
-//!   `record` (in `run`, 1-based across all inputs) or `line` (in `batch`);
+//! - `evaluation` (`eval`, `batch`): the `result` (as the output writes
+//!   it) or the `error` (`kind`, `message`, `position`), the `fuel` used,
+//!   the bytes charged to the memory budget (`memory_bytes`, the
+//!   evaluation's peak) and `cpu_ns`; `line` in `batch`;
 //! - `summary` (`run` only), at the end: records, outputs, errors, total
 //!   fuel, the largest `memory_bytes`, the workers' CPU time.
+//!
+//! And `run --audit-records`' record lines, after their program line,
+//! holding only what varies from record to record (so that a line costs
+//! little beside the cheapest expressions): `record` (its number, from 1
+//! across all inputs), `result` or `error`, `fuel`, `memory_bytes` and
+//! `cpu_ns` (see [`RecordClock`]).
 
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
@@ -62,6 +68,18 @@ impl AuditLog {
     /// evaluation that cannot be logged is not done silently.
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), Exit> {
         self.out.write_all(bytes).map_err(|e| self.failed(&e))
+    }
+
+    /// Appends a chunk's lines: straight to the file, after what is
+    /// buffered (not copied through the buffer), and flushed.
+    ///
+    /// # Errors
+    /// As [`AuditLog::write`].
+    pub fn write_flushed(&mut self, bytes: &[u8]) -> Result<(), Exit> {
+        self.out
+            .flush()
+            .and_then(|()| self.out.get_mut().write_all(bytes))
+            .map_err(|e| self.failed(&e))
     }
 
     /// Writes out what is buffered.
@@ -270,8 +288,6 @@ impl Failed<'_> {
 pub enum Origin {
     /// `eval`: nothing more.
     Single,
-    /// `run`: the record's number, from 1 across all inputs.
-    Record(u64),
     /// `batch`: the request's line.
     Line(u64),
 }
@@ -281,27 +297,27 @@ pub enum Origin {
 pub struct Usage {
     /// Fuel units.
     pub fuel: u64,
-    /// Bytes charged to the memory budget (the run's peak: the counter
-    /// never goes down within a run).
+    /// Bytes charged to the memory budget (the evaluation's peak: the
+    /// counter never goes down within an evaluation).
     pub memory: u64,
-    /// CPU time in whole microseconds (see [`Timing`]).
-    pub cpu_us: u64,
+    /// CPU time in nanoseconds (see [`start`]).
+    pub cpu_ns: u64,
 }
 
 impl Usage {
-    /// What `vm`'s last run used, with `cpu_us` measured around it.
-    pub fn of(vm: &Vm, cpu_us: u64) -> Usage {
+    /// What `vm`'s last run used, with `cpu_ns` measured around it.
+    pub fn of(vm: &Vm, cpu_ns: u64) -> Usage {
         Usage {
             fuel: vm.fuel_used(),
             memory: vm.peak_memory(),
-            cpu_us,
+            cpu_ns,
         }
     }
 }
 
 /// Appends the start of an `evaluation` line, up to the result or error:
-/// `{"kind":"evaluation","time":...,"hash":...,"record":N,`.
-pub fn evaluation_head(
+/// `{"kind":"evaluation","time":...,"hash":...,"line":N,`.
+fn evaluation_head(
     out: &mut Vec<u8>,
     time: &mut Stamp,
     at: Instant,
@@ -311,10 +327,6 @@ pub fn evaluation_head(
     open_line(out, "evaluation", time, at, hash);
     match origin {
         Origin::Single => {}
-        Origin::Record(n) => {
-            out.extend_from_slice(b",\"record\":");
-            integer(out, n);
-        }
         Origin::Line(n) => {
             out.extend_from_slice(b",\"line\":");
             integer(out, n);
@@ -339,15 +351,68 @@ pub fn evaluation_tail(out: &mut Vec<u8>, usage: Usage) {
     integer(out, usage.fuel);
     out.extend_from_slice(b",\"memory_bytes\":");
     integer(out, usage.memory);
-    out.extend_from_slice(b",\"cpu_us\":");
-    integer(out, usage.cpu_us);
+    out.extend_from_slice(b",\"cpu_ns\":");
+    integer(out, usage.cpu_ns);
     out.extend_from_slice(b"}\n");
 }
 
 /// Appends `n` in decimal.
 #[inline]
 fn integer(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    if n < 10 {
+        out.push(b'0' + n as u8);
+    } else {
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    }
+}
+
+/// The record numbers of a chunk as decimal text, each one more than the
+/// one before: incremented as text (usually one digit changes) and
+/// appended as a copy of a fixed size, rather than formatted each time.
+#[derive(Debug, Clone, Copy)]
+pub struct Counter {
+    value: u64,
+    /// The digits of `value`, left-aligned.
+    text: [u8; 20],
+    len: usize,
+}
+
+impl Counter {
+    /// Counting from `value`.
+    pub fn new(value: u64) -> Counter {
+        let mut text = [0u8; 20];
+        let digits = itoa::Buffer::new().format(value).as_bytes().to_owned();
+        text[..digits.len()].copy_from_slice(&digits);
+        Counter {
+            value,
+            text,
+            len: digits.len(),
+        }
+    }
+
+    /// Appends the current number's digits.
+    #[inline]
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let len = out.len();
+        out.extend_from_slice(&self.text);
+        out.truncate(len + self.len);
+    }
+
+    /// Moves on to the next number.
+    #[inline]
+    pub fn increment(&mut self) {
+        self.value = self.value.saturating_add(1);
+        for d in self.text[..self.len].iter_mut().rev() {
+            if *d == b'9' {
+                *d = b'0';
+            } else {
+                *d += 1;
+                return;
+            }
+        }
+        // All nines: one digit more.
+        *self = Counter::new(self.value);
+    }
 }
 
 /// The totals of a `run`, for its `summary` line.
@@ -365,8 +430,8 @@ pub struct Totals {
     /// The largest `memory_bytes` of one evaluation.
     pub memory: u64,
     /// CPU time of the workers on the records (reading, evaluating,
-    /// writing), in microseconds.
-    pub cpu_us: u64,
+    /// writing), in nanoseconds.
+    pub cpu_ns: u64,
 }
 
 /// Appends `run`'s `summary` line.
@@ -384,7 +449,7 @@ pub fn summary_line(out: &mut Vec<u8>, hash: &str, t: &Totals, seconds: f64) {
         ("errors", t.errors),
         ("fuel", t.fuel),
         ("memory_bytes", t.memory),
-        ("cpu_us", t.cpu_us),
+        ("cpu_ns", t.cpu_ns),
     ] {
         out.extend_from_slice(b",\"");
         out.extend_from_slice(name.as_bytes());
@@ -500,68 +565,145 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
-/// Evaluations at least this long (wall time) have their CPU time read
-/// from the thread's CPU clock in `run` (see [`Timing`]).
+/// A record whose time is at least this (wall time) has the thread's CPU
+/// clock read when it ends, so that the record after it is timed by that
+/// clock (see [`RecordClock`]).
 pub const CPU_CLOCK_FROM: Duration = Duration::from_micros(20);
 
-/// Measures evaluations: the wall clock (a few tens of nanoseconds) around
-/// each; the thread's CPU clock (a system call, about ten times dearer,
-/// more than a small evaluation costs) around those expected to take
-/// [`CPU_CLOCK_FROM`] or more (`always`, or the evaluation before on this
-/// thread took that long). Where the CPU clock was not read, `cpu_us` is
-/// the wall time, which bounds the CPU time (a thread cannot use more CPU
-/// than the time that passes) and equals it unless the thread waited for
-/// a core meanwhile; below 1 µs both are 0.
-#[derive(Debug)]
-pub struct Timing {
-    always: bool,
-    long: bool,
-}
-
-/// The readings taken before an evaluation.
+/// The thread's CPU clock before an `eval` or `batch` evaluation (a
+/// system call, cheap beside one request's parsing and writing).
 #[derive(Debug, Clone, Copy)]
 pub struct Started {
-    wall: Instant,
     cpu: Option<Duration>,
 }
 
-impl Timing {
-    /// `always`: read the CPU clock around every evaluation (`eval`,
-    /// `batch`, where one evaluation is the whole of a request).
-    pub fn new(always: bool) -> Timing {
-        Timing {
-            always,
-            long: false,
+/// Readings before an evaluation (`eval`, `batch`).
+#[inline]
+pub fn start() -> Started {
+    Started { cpu: thread_cpu() }
+}
+
+/// Readings after it: now (for the line's time) and the CPU time in
+/// nanoseconds (the wall time since `started` where the system has no
+/// thread CPU clock: it bounds the CPU time).
+pub fn stop(started: Started, wall_started: Instant) -> (Instant, u64) {
+    let wall = Instant::now();
+    let used = match (started.cpu, started.cpu.and_then(|_| thread_cpu())) {
+        (Some(before), Some(after)) => after.saturating_sub(before),
+        _ => wall.saturating_duration_since(wall_started),
+    };
+    (wall, nanos(used))
+}
+
+/// `d` in whole nanoseconds (saturating).
+#[inline]
+pub fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Times the records of `run --audit-records` with one reading of the
+/// monotonic clock per record: a record's time is the interval from the
+/// reading that ended the record before on this worker (or the start of
+/// the chunk) to its own, taken after its result was written. So it is
+/// the whole of the worker's work on the record, reading its fields,
+/// evaluating, checking the schema, writing the result and the previous
+/// record's audit line, and nothing is left out between records.
+///
+/// That is wall time, which bounds the CPU time (a thread cannot use more
+/// CPU than the time that passes) and equals it unless the thread waited
+/// for a core meanwhile. After a record of [`CPU_CLOCK_FROM`] or more the
+/// thread's CPU clock (a system call, about 0.5 µs, more than a small
+/// record costs) is read too, and the record after it, if it takes as
+/// long, is timed by that clock: CPU time proper, for every record of a
+/// run of long ones but the first.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordClock {
+    last: Instant,
+    /// The thread's CPU time at `last`, if read then.
+    cpu: Option<Duration>,
+}
+
+impl RecordClock {
+    /// A clock timing from now.
+    pub fn new() -> RecordClock {
+        RecordClock {
+            last: Instant::now(),
+            cpu: None,
         }
     }
 
-    /// Readings before an evaluation.
-    #[inline]
-    pub fn start(&self) -> Started {
-        let cpu = if self.always || self.long {
-            thread_cpu()
-        } else {
-            None
-        };
-        Started {
-            wall: Instant::now(),
-            cpu,
+    /// Starts a chunk: the next record is timed from now (not from the
+    /// last record of the chunk before, with the wait for this one between).
+    pub fn restart(&mut self) {
+        self.last = Instant::now();
+        if self.cpu.is_some() {
+            self.cpu = thread_cpu();
         }
     }
 
-    /// Readings after it: the wall reading (for the line's time) and the
-    /// CPU time in whole microseconds.
+    /// Ends a record: its time in nanoseconds.
     #[inline]
-    pub fn stop(&mut self, started: Started) -> (Instant, u64) {
-        let wall = Instant::now();
-        let elapsed = wall.saturating_duration_since(started.wall);
-        self.long = elapsed >= CPU_CLOCK_FROM;
-        let used = match (started.cpu, started.cpu.and_then(|_| thread_cpu())) {
+    pub fn lap(&mut self) -> u64 {
+        let now = Instant::now();
+        let wall = now.saturating_duration_since(self.last);
+        self.last = now;
+        if wall < CPU_CLOCK_FROM {
+            self.cpu = None;
+            return nanos(wall);
+        }
+        let cpu = thread_cpu();
+        let used = match (self.cpu, cpu) {
             (Some(before), Some(after)) => after.saturating_sub(before),
-            _ => elapsed,
+            _ => wall,
         };
-        (wall, u64::try_from(used.as_micros()).unwrap_or(u64::MAX))
+        self.cpu = cpu;
+        nanos(used)
     }
+}
+
+impl Default for RecordClock {
+    fn default() -> Self {
+        RecordClock::new()
+    }
+}
+
+/// Appends the start of a `run` record line, up to its result or error:
+/// `{"record":N,`.
+#[inline]
+pub fn record_head(out: &mut Vec<u8>, record: &Counter) {
+    out.extend_from_slice(b"{\"record\":");
+    record.write(out);
+    out.push(b',');
+}
+
+/// Appends `"result":` and `v` when `v` is a scalar whose text is short
+/// (a boolean, null, a number): true if it did.
+#[inline]
+pub fn short_result(out: &mut Vec<u8>, v: &Value) -> bool {
+    match v {
+        Value::Bool(true) => out.extend_from_slice(b"\"result\":true"),
+        Value::Bool(false) => out.extend_from_slice(b"\"result\":false"),
+        Value::Null => out.extend_from_slice(b"\"result\":null"),
+        Value::Number(n) => {
+            out.extend_from_slice(b"\"result\":");
+            json_out::write_number(out, *n);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Appends the end of a `run` record line: `,"fuel":F,"memory_bytes":M,
+/// "cpu_ns":T}` and the newline.
+#[inline]
+pub fn record_tail(out: &mut Vec<u8>, fuel: u64, memory: u64, ns: u64) {
+    out.extend_from_slice(b",\"fuel\":");
+    integer(out, fuel);
+    out.extend_from_slice(b",\"memory_bytes\":");
+    integer(out, memory);
+    out.extend_from_slice(b",\"cpu_ns\":");
+    integer(out, ns);
+    out.extend_from_slice(b"}\n");
 }
 
 /// CPU time of the calling thread, when the system has that clock.
@@ -620,23 +762,88 @@ mod tests {
     }
 
     #[test]
-    fn cpu_time_is_read_for_long_evaluations_only() {
-        let mut t = Timing::new(false);
-        assert!(t.start().cpu.is_none());
-        let started = t.start();
-        let spin = Instant::now();
-        while spin.elapsed() < CPU_CLOCK_FROM * 3 {}
-        let (_, us) = t.stop(started);
-        assert!(us >= 20, "{us}");
-        // The next evaluation is expected to be long too.
-        assert_eq!(t.start().cpu.is_some(), thread_cpu().is_some());
-        let started = t.start();
-        let (_, us) = t.stop(started);
-        assert!(us < 20, "{us}");
-        assert!(t.start().cpu.is_none());
+    fn records_are_timed_from_one_reading_to_the_next() {
+        let mut clock = RecordClock::new();
+        let spin = |d: Duration| {
+            let t = Instant::now();
+            while t.elapsed() < d {}
+        };
+        // A short record: wall time, and no CPU reading for the next.
+        let ns = clock.lap();
+        assert!(ns < 1_000_000_000, "{ns}");
+        assert!(clock.cpu.is_none());
+        // A long one: its wall time (nothing read before it), then the
+        // CPU clock is read for the next.
+        spin(CPU_CLOCK_FROM * 3);
+        let ns = clock.lap();
+        assert!(ns >= 60_000, "{ns}");
+        assert_eq!(clock.cpu.is_some(), thread_cpu().is_some());
+        // Another long one is timed by the CPU clock: at least the spin
+        // (the thread's CPU time while it spins).
+        spin(CPU_CLOCK_FROM * 3);
+        let before = clock.cpu;
+        let ns = clock.lap();
+        assert!(ns > 0);
+        if let (Some(a), Some(b)) = (before, clock.cpu) {
+            assert_eq!(ns, nanos(b - a));
+        }
+        // A short one after: wall time again, and the CPU reading dropped.
+        let _ = clock.lap();
+        let _ = clock.lap();
+        assert!(clock.cpu.is_none());
+    }
+
+    #[test]
+    fn integers_are_written_in_decimal() {
+        let mut out = b"x".to_vec();
+        for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            integer(&mut out, n);
+            out.push(b' ');
+        }
         assert_eq!(
-            Timing::new(true).start().cpu.is_some(),
-            thread_cpu().is_some()
+            String::from_utf8_lossy(&out),
+            "x0 7 10 99 100 12345 4294967295 18446744073709551615 "
+        );
+    }
+
+    #[test]
+    fn counters_count_in_decimal_text() {
+        for start in [0, 1, 8, 98, 999, 1_234_567, u64::MAX - 3] {
+            let mut c = Counter::new(start);
+            for n in start..start.saturating_add(3) {
+                let mut out = Vec::new();
+                c.write(&mut out);
+                assert_eq!(out, n.to_string().into_bytes());
+                assert_eq!(c.value, n);
+                c.increment();
+            }
+        }
+        let mut c = Counter::new(0);
+        let mut out = Vec::new();
+        for n in 0..2_000u64 {
+            out.clear();
+            c.write(&mut out);
+            assert_eq!(out, n.to_string().into_bytes());
+            c.increment();
+        }
+    }
+
+    #[test]
+    fn record_lines_hold_what_varies() {
+        let mut out = Vec::new();
+        let mut record = Counter::new(12);
+        record_head(&mut out, &record);
+        assert!(short_result(&mut out, &Value::Bool(false)));
+        record_tail(&mut out, 6, 0, 310);
+        record.increment();
+        record_head(&mut out, &record);
+        assert!(short_result(&mut out, &Value::Number(2.5)));
+        record_tail(&mut out, 7, 48, 1_200);
+        assert!(!short_result(&mut out, &Value::from("x")));
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "{\"record\":12,\"result\":false,\"fuel\":6,\"memory_bytes\":0,\"cpu_ns\":310}\n\
+             {\"record\":13,\"result\":2.5,\"fuel\":7,\"memory_bytes\":48,\"cpu_ns\":1200}\n"
         );
     }
 }

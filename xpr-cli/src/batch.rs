@@ -245,7 +245,6 @@ struct Batcher {
     vm: Vm,
     schema: Option<OutputSchema>,
     log: Option<AuditLog>,
-    timing: audit::Timing,
 }
 
 /// How a request was answered, for the audit log.
@@ -254,9 +253,9 @@ struct Answered {
     hash: Option<String>,
     /// Whether the program ran (its fuel and memory are the VM's).
     ran: bool,
-    /// When the evaluation ended, and its CPU time.
+    /// When the evaluation ended, and its CPU time in nanoseconds.
     at: Instant,
-    cpu_us: u64,
+    cpu_ns: u64,
 }
 
 impl Batcher {
@@ -267,7 +266,6 @@ impl Batcher {
             vm: Vm::new(),
             schema: None,
             log: None,
-            timing: audit::Timing::new(true),
         }
     }
 
@@ -283,7 +281,7 @@ impl Batcher {
             hash: None,
             ran: false,
             at: Instant::now(),
-            cpu_us: 0,
+            cpu_ns: 0,
         };
         let result = match request_of(line_no, line, self.engine.limits().value_depth) {
             Ok(request) => self.evaluate(&request, &mut answered)?,
@@ -303,7 +301,7 @@ impl Batcher {
             return Ok(());
         };
         let usage = if answered.ran {
-            audit::Usage::of(&self.vm, answered.cpu_us)
+            audit::Usage::of(&self.vm, answered.cpu_ns)
         } else {
             audit::Usage::default()
         };
@@ -374,14 +372,14 @@ impl Batcher {
             Ok(program) => program,
             Err(d) => return Ok(Err(d)),
         };
-        let started = self.log.is_some().then(|| self.timing.start());
+        let started = self.log.is_some().then(|| (Instant::now(), audit::start()));
         let result = match &request.context {
             Some(c) => program.run_in(&mut self.vm, c),
             None => program.run_in(&mut self.vm, &()),
         };
         answered.ran = true;
-        if let Some(started) = started {
-            (answered.at, answered.cpu_us) = self.timing.stop(started);
+        if let Some((wall, started)) = started {
+            (answered.at, answered.cpu_ns) = audit::stop(started, wall);
         }
         let result = match (&self.schema, result) {
             (Some(schema), Ok(value)) => schema.check(&value).map(|()| value),

@@ -1,6 +1,7 @@
 //! `xpr eval` (one expression, one result) and `xpr disasm` (the bytecode listing).
 
 use std::io::Write as _;
+use std::time::Instant;
 
 use xpr::{Map, Value, Vm, render_error};
 
@@ -65,16 +66,15 @@ pub fn eval(args: &EvalArgs) -> Result<(), Exit> {
     };
     let program = compiled.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     let mut vm = Vm::new();
-    let mut timing = audit::Timing::new(true);
-    let started = timing.start();
+    let (wall, started) = (Instant::now(), audit::start());
     let result = program.run_in(&mut vm, &context);
-    let (at, cpu_us) = timing.stop(started);
+    let (at, cpu_ns) = audit::stop(started, wall);
     let result = match (&schema, result) {
         (Some(schema), Ok(value)) => schema.check(&value).map(|()| value),
         (_, result) => result,
     };
     if let (Some(log), Some(hash)) = (&mut log, &hash) {
-        let usage = audit::Usage::of(&vm, cpu_us);
+        let usage = audit::Usage::of(&vm, cpu_ns);
         let origin = audit::Origin::Single;
         let result = result.as_ref().map_err(audit::Failed::from);
         log.evaluation(Some(hash), origin, at, result, usage)?;

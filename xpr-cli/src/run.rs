@@ -77,14 +77,10 @@ struct Worker {
     conv: Conv,
     fields: Vec<Option<Value>>,
     vm: Vm,
-    /// Measures evaluations for the audit log.
-    timing: audit::Timing,
-    /// Times of the audit lines.
-    stamp: audit::Stamp,
+    /// Times records for their audit lines (`--audit-records`).
+    clock: audit::RecordClock,
     /// The last record ran the program (`vm` holds its fuel and memory).
     ran: bool,
-    /// When that run ended and its CPU time (with `--audit-records`).
-    measured: (Instant, u64),
 }
 
 /// Where bytes written before their chunk's turn go.
@@ -120,12 +116,13 @@ struct Located {
 #[derive(Debug, Default)]
 struct Outcome {
     out: Vec<u8>,
-    /// The chunk's audit lines (`--audit-records`).
+    /// The chunk's audit lines (`--audit-records`; a buffer kept from an
+    /// earlier chunk, as `out`).
     audit: Vec<u8>,
     /// Fuel used, largest memory charged, and CPU time of the chunk (with `--audit`).
     fuel: u64,
     memory: u64,
-    cpu_us: u64,
+    cpu_ns: u64,
     /// Bytes of the chunk's input (for the bound on chunks in flight).
     input_bytes: usize,
     records: u64,
@@ -200,13 +197,16 @@ impl Job<'_> {
         };
         let cpu_before = self.audit.as_ref().and_then(|_| audit::thread_cpu());
         if self.audit_records {
-            w.stamp = audit::Stamp::new();
+            o.audit = self.output_buffer();
+            w.clock.restart();
         }
         // UTF-8 checked once for the whole chunk (records are cut at ASCII
         // bytes, so each is then text too); per record only when it fails.
         let text = std::str::from_utf8(&chunk.data).ok();
         let big_before = w.conv.big_ints;
-        for (number, r) in (chunk.first_record..).zip(&chunk.records) {
+        // The record numbers of the audit lines.
+        let mut number = audit::Counter::new(chunk.first_record);
+        for r in &chunk.records {
             if o.out.len() >= SPILL_BYTES {
                 spill(Stream::Out, &o.out);
                 o.out.clear();
@@ -241,7 +241,8 @@ impl Job<'_> {
                 Err(_) => None,
             };
             if self.audit_records {
-                self.audit_line(&mut o, w, number, &result, written, spill);
+                self.audit_line(&mut o, w, &number, &result, written, spill);
+                number.increment();
             }
             let Err(failure) = result else {
                 continue;
@@ -279,7 +280,7 @@ impl Job<'_> {
         if let (Some(before), Some(after)) =
             (cpu_before, cpu_before.and_then(|_| audit::thread_cpu()))
         {
-            o.cpu_us = u64::try_from(after.saturating_sub(before).as_micros()).unwrap_or(u64::MAX);
+            o.cpu_ns = audit::nanos(after.saturating_sub(before));
         }
         // The last record's values are not kept while the worker waits.
         w.fields.clear();
@@ -322,32 +323,25 @@ impl Job<'_> {
         (!spilled).then_some(start)
     }
 
-    /// Appends record `number`'s audit line to `o.audit`. Its result's
-    /// text is copied from `o.out` from `written` on when it is all there,
-    /// else written again (handed on through `spill` as it grows).
+    /// Appends record `number`'s audit line to `o.audit` (see
+    /// [`audit::record_head`]). Its result's text is copied from `o.out`
+    /// from `written` on when it is all there, else written again (handed
+    /// on through `spill` as it grows).
     fn audit_line(
         &self,
         o: &mut Outcome,
         w: &mut Worker,
-        number: u64,
+        number: &audit::Counter,
         result: &Result<Value, Failure>,
         written: Option<usize>,
         spill: &mut dyn FnMut(Stream, &[u8]),
     ) {
-        let (at, usage) = if w.ran {
-            (w.measured.0, audit::Usage::of(&w.vm, w.measured.1))
-        } else {
-            (Instant::now(), audit::Usage::default())
-        };
-        let origin = audit::Origin::Record(number);
-        audit::evaluation_head(
-            &mut o.audit,
-            &mut w.stamp,
-            at,
-            self.audit.as_deref(),
-            origin,
-        );
+        // The record ends here: what follows is the line itself, timed
+        // with the next record.
+        let ns = w.clock.lap();
+        audit::record_head(&mut o.audit, number);
         match result {
+            Ok(v) if audit::short_result(&mut o.audit, v) => {}
             Ok(v) => match written.and_then(|start| o.out.get(start..)) {
                 Some(text) => {
                     o.audit.extend_from_slice(b"\"result\":");
@@ -373,7 +367,12 @@ impl Job<'_> {
             }
             .write_key(&mut o.audit),
         }
-        audit::evaluation_tail(&mut o.audit, usage);
+        let (fuel, memory) = if w.ran {
+            (w.vm.fuel_used(), w.vm.peak_memory())
+        } else {
+            (0, 0)
+        };
+        audit::record_tail(&mut o.audit, fuel, memory, ns);
     }
 
     /// An empty output buffer, kept from an earlier chunk if there is one.
@@ -441,18 +440,13 @@ impl Job<'_> {
                 json_in::parse_fields(record, &self.wanted, &mut w.fields, &mut w.conv)
                     .map_err(|e| self.json_failure(&e))?;
                 let Worker {
-                    fields,
-                    vm,
-                    timing,
-                    ran,
-                    measured,
-                    ..
+                    fields, vm, ran, ..
                 } = w;
                 let context = Fields {
                     names: self.wanted.names(),
                     values: fields,
                 };
-                self.run_fields(&context, vm, timing, ran, measured)
+                self.run_fields(&context, vm, ran)
             }
         }
         .map_err(Failure::Eval)?;
@@ -464,35 +458,19 @@ impl Job<'_> {
 
     /// Runs the program on the worker's VM (see [`Job::run_fields`]).
     fn run(&self, context: &dyn Context, w: &mut Worker) -> Result<Value, Error> {
-        self.run_fields(
-            context,
-            &mut w.vm,
-            &mut w.timing,
-            &mut w.ran,
-            &mut w.measured,
-        )
+        self.run_fields(context, &mut w.vm, &mut w.ran)
     }
 
-    /// Runs the program on `vm` and sets `ran`; with `--audit-records`,
-    /// `measured` is when the run ended and its CPU time (see
-    /// [`audit::Timing`]).
+    /// Runs the program on `vm` and sets `ran`.
     #[inline]
     fn run_fields(
         &self,
         context: &dyn Context,
         vm: &mut Vm,
-        timing: &mut audit::Timing,
         ran: &mut bool,
-        measured: &mut (Instant, u64),
     ) -> Result<Value, Error> {
         *ran = true;
-        if !self.audit_records {
-            return self.program.run_in(vm, context);
-        }
-        let started = timing.start();
-        let result = self.program.run_in(vm, context);
-        *measured = timing.stop(started);
-        result
+        self.program.run_in(vm, context)
     }
 
     fn json_failure(&self, e: &JsonError) -> Failure {
@@ -611,10 +589,8 @@ fn new_worker(job: &Job<'_>) -> Worker {
         conv: Conv::new(job.strict, job.max_depth),
         fields: Vec::new(),
         vm: Vm::new(),
-        timing: audit::Timing::new(false),
-        stamp: audit::Stamp::new(),
+        clock: audit::RecordClock::new(),
         ran: false,
-        measured: (Instant::now(), 0),
     }
 }
 
@@ -639,8 +615,9 @@ fn run_inline(
         });
         pool.give(chunk);
         match writer.take(outcome) {
-            Ok(out) => {
+            Ok([out, audit]) => {
                 job.give_output(out);
+                job.give_output(audit);
                 true
             }
             Err(exit) => {
@@ -712,7 +689,10 @@ fn run_parallel(
                 while let Some(outcome) = o.pending.remove(&o.next) {
                     written.push(outcome.input_bytes);
                     match o.writer.take(outcome) {
-                        Ok(out) => job.give_output(out),
+                        Ok([out, audit]) => {
+                            job.give_output(out);
+                            job.give_output(audit);
+                        }
                         // Stop now: another worker may be blocked reading a slow stdin.
                         Err(exit) => finish_now(o.writer, exit),
                     }

@@ -289,7 +289,7 @@ fn eval_logs_a_program_line_and_an_evaluation_line() {
         evaluation["memory_bytes"].as_u64().expect("memory") > 0,
         "{evaluation}"
     );
-    assert!(evaluation["cpu_us"].as_u64().is_some(), "{evaluation}");
+    assert!(evaluation["cpu_ns"].as_u64().is_some(), "{evaluation}");
     assert!(is_timestamp(&evaluation["time"]), "{evaluation}");
     assert!(evaluation.get("error").is_none());
     // Appended, never overwritten.
@@ -364,7 +364,7 @@ fn run_logs_a_program_and_a_summary_line_and_records_on_request() {
         summary["memory_bytes"].as_u64().expect("memory") > 0,
         "{summary}"
     );
-    assert!(summary["cpu_us"].as_u64().is_some() && summary["seconds"].is_number());
+    assert!(summary["cpu_ns"].as_u64().is_some() && summary["seconds"].is_number());
 
     let log = log_path("run-audit-records.ndjson");
     let o = run(&[
@@ -380,15 +380,29 @@ fn run_logs_a_program_and_a_summary_line_and_records_on_request() {
     let lines = audit_lines(&log);
     assert_eq!(lines.len(), 52);
     let out = common::lines(&o);
+    assert_eq!(lines[0]["kind"], "program");
+    assert_eq!(lines[0]["hash"], sha256_hex(ORDERS_EXPR));
     for (i, line) in lines[1..51].iter().enumerate() {
-        assert_eq!(line["kind"], "evaluation");
+        // Only what varies from record to record: the program line before
+        // them has the hash, the text and the fields read.
+        let mut keys: Vec<&str> = line
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            ["cpu_ns", "fuel", "memory_bytes", "record", "result"],
+            "{line}"
+        );
         assert_eq!(line["record"], i + 1);
-        assert_eq!(line["hash"], sha256_hex(ORDERS_EXPR));
         let written: Json = serde_json::from_str(&out[i]).expect("output");
         assert_eq!(line["result"], written, "record {}", i + 1);
         assert!(line["fuel"].as_u64().expect("fuel") > 0);
-        assert!(line["cpu_us"].is_u64() && line["memory_bytes"].is_u64());
-        assert!(is_timestamp(&line["time"]), "{line}");
+        assert!(line["memory_bytes"].as_u64().expect("memory") > 0, "{line}");
+        assert!(line["cpu_ns"].is_u64(), "{line}");
     }
     let fuel: u64 = lines[1..51].iter().filter_map(|l| l["fuel"].as_u64()).sum();
     assert_eq!(lines[51]["fuel"], fuel);
@@ -442,8 +456,13 @@ fn run_logs_failing_records_with_their_error() {
     );
     assert_eq!(code(&o), 1);
     let lines = audit_lines(&log);
-    let kinds: Vec<&str> = lines.iter().filter_map(|l| l["kind"].as_str()).collect();
-    assert_eq!(kinds, ["program", "evaluation", "evaluation", "summary"]);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0]["kind"], "program");
+    assert_eq!(
+        (lines[1]["record"].as_u64(), lines[2]["record"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(lines[3]["kind"], "summary");
     assert_eq!(lines[2]["error"]["kind"], "arithmetic");
     assert_eq!(lines[3]["records"], 2);
     assert_eq!(lines[3]["errors"], 1);
@@ -481,7 +500,7 @@ fn run_with_jobs_logs_every_record_exactly_once() {
     assert_eq!(lines[0]["kind"], "program");
     assert_eq!(summaries[0]["records"], records);
     let mut seen = BTreeSet::new();
-    for line in lines.iter().filter(|l| l["kind"] == "evaluation") {
+    for line in lines.iter().filter(|l| l.get("record").is_some()) {
         let n = line["record"].as_u64().expect("record number");
         assert!(seen.insert(n), "record {n} logged twice");
         let i = n as usize - 1;
@@ -491,6 +510,53 @@ fn run_with_jobs_logs_every_record_exactly_once() {
     assert_eq!(seen.len(), records);
     assert_eq!(seen.first(), Some(&1));
     assert_eq!(seen.last(), Some(&(records as u64)));
+}
+
+#[test]
+fn run_filter_logs_every_record_with_its_predicate_value() {
+    // A filter's result is the predicate's value, logged for the records
+    // it drops too; numbers up to a new digit (9 -> 10, 99 -> 100) and
+    // every kind of scalar result are written right.
+    let input: String = (0..120).map(|i| format!("{{\"n\": {i}}}\n")).collect();
+    let log = log_path("run-audit-filter.ndjson");
+    let o = run_with(
+        &[
+            "run",
+            "--filter",
+            "n % 3 == 0",
+            "--audit",
+            &log,
+            "--audit-records",
+            "-q",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(lines(&o).len(), 40);
+    let lines = audit_lines(&log);
+    assert_eq!(lines.len(), 122);
+    for (i, line) in lines[1..121].iter().enumerate() {
+        assert_eq!(line["record"], i + 1, "{line}");
+        assert_eq!(line["result"], json!(i % 3 == 0), "{line}");
+    }
+    let log = log_path("run-audit-scalars.ndjson");
+    let o = run_with(
+        &[
+            "run",
+            "n == 0 ? null : n / 4",
+            "--audit",
+            &log,
+            "--audit-records",
+            "-q",
+        ],
+        b"{\"n\": 0}\n{\"n\": 2}\n{\"n\": 40000000000}\n",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let results: Vec<Json> = audit_lines(&log)[1..4]
+        .iter()
+        .map(|l| l["result"].clone())
+        .collect();
+    assert_eq!(results, [json!(null), json!(0.5), json!(10_000_000_000u64)]);
 }
 
 #[test]

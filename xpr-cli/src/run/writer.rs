@@ -31,15 +31,15 @@ pub(super) struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Writes `o` and reports its errors; gives back its output buffer.
-    pub(super) fn take(&mut self, o: Outcome) -> Result<Vec<u8>, Exit> {
+    /// Writes `o` and reports its errors; gives back its output and audit
+    /// buffers (for later chunks).
+    pub(super) fn take(&mut self, o: Outcome) -> Result<[Vec<u8>; 2], Exit> {
         self.write_raw(&o.out)?;
         if let Some((log, _)) = &mut self.audit {
-            log.write(&o.audit)?;
-            log.flush()?;
+            log.write_flushed(&o.audit)?;
             self.totals.fuel = self.totals.fuel.saturating_add(o.fuel);
             self.totals.memory = self.totals.memory.max(o.memory);
-            self.totals.cpu_us = self.totals.cpu_us.saturating_add(o.cpu_us);
+            self.totals.cpu_ns = self.totals.cpu_ns.saturating_add(o.cpu_ns);
         }
         self.records += o.records;
         self.outputs += o.outputs;
@@ -82,7 +82,7 @@ impl Writer<'_> {
                 message: Some(message),
             });
         }
-        Ok(o.out)
+        Ok([o.out, o.audit])
     }
 
     /// Writes the audit log's summary line and flushes it; `failed`: one
