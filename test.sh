@@ -7,7 +7,11 @@
 #     the first time: needs PyPI);
 #  3. columnar evaluation over Arrow (xpr-arrow, a workspace of its own:
 #     arrow stays out of the core's build): its Rust tests;
-#  4. the conformance report (pass counts of every suite).
+#  4. the Python package's workspace (xpr-python: pyo3 stays out of the
+#     core's build): builds the xpr-rs wheel with maturin, installs it in
+#     a venv under target/ (made the first time: needs PyPI) and runs
+#     pytest, the conformance suites through Python included;
+#  5. the conformance report (pass counts of every suite).
 # The shared suites (../shared) are read when present; with
 # XPR_REQUIRE_SHARED=1 their absence is a failure.
 set -euo pipefail
@@ -25,6 +29,9 @@ bash xpr-mcp/tests/run_e2e.sh
 
 echo "== xpr-arrow: cargo test"
 cargo test --manifest-path xpr-arrow/Cargo.toml
+
+echo "== xpr-python: the wheel, then pytest"
+bash xpr-python/run_tests.sh
 
 echo "== conformance report"
 cargo run -q -p conformance

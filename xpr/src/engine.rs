@@ -702,6 +702,24 @@ impl Program {
         self.program.context_names()
     }
 
+    /// The context paths the program may read: each a context name and the
+    /// fields read from it in a chain (`properties.mag` is
+    /// `["properties", "mag"]`), none a prefix of another. A host that
+    /// converts only part of a record hands over, for each path, the value
+    /// at its end inside objects holding only the fields on the paths (a
+    /// value on the way that is no object, whole): the result is the same
+    /// as with the whole record. See [`xpr_vm::Program::read_paths`].
+    ///
+    /// ```
+    /// let program = xpr::Engine::new().compile("properties.mag > 5 && id != null")?;
+    /// let paths: Vec<String> = program.read_paths().iter().map(|p| p.join(".")).collect();
+    /// assert_eq!(paths, ["properties.mag", "id"]);
+    /// # Ok::<(), xpr::Error>(())
+    /// ```
+    pub fn read_paths(&self) -> Vec<Vec<Key>> {
+        self.program.read_paths()
+    }
+
     /// The built-in and host functions the program calls by name.
     pub fn functions(&self) -> Vec<&str> {
         self.program.functions()

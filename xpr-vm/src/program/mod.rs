@@ -15,6 +15,7 @@
 mod disasm;
 mod op;
 mod parts;
+mod paths;
 
 pub(crate) use disasm::show_value;
 pub use op::{Capture, Cmp, Op};

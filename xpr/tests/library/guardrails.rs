@@ -391,3 +391,83 @@ fn a_matching_type_is_accepted_and_not_checked_again() {
         "the operands decide"
     );
 }
+
+// ------------------------------------------------------------ read paths
+
+/// `record` with only the fields on `paths`: the value at a path's end
+/// whole, objects on the way holding only the fields on paths, any other
+/// value on the way whole.
+fn project(record: &serde_json::Value, paths: &[&[Arc<str>]]) -> serde_json::Value {
+    let serde_json::Value::Object(map) = record else {
+        return record.clone();
+    };
+    if paths.iter().any(|p| p.is_empty()) {
+        return record.clone();
+    }
+    let mut out = serde_json::Map::new();
+    for (key, value) in map {
+        let below: Vec<&[Arc<str>]> = paths
+            .iter()
+            .filter(|p| &*p[0] == key.as_str())
+            .map(|p| &p[1..])
+            .collect();
+        if !below.is_empty() {
+            out.insert(key.clone(), project(value, &below));
+        }
+    }
+    serde_json::Value::Object(out)
+}
+
+#[test]
+fn a_record_projected_on_the_read_paths_gives_the_same_result() {
+    let record = json!({
+        "properties": {"mag": 5.5, "place": "Alaska", "length": 3, "tags": ["a", "b"], "n": null},
+        "geometry": {"coordinates": [1, 2, 10], "type": "Point"},
+        "id": "ak1", "s": "text", "big": {"deep": {"er": {"x": 1, "y": 2}}},
+    });
+    let cases = [
+        ("properties.mag > 5", vec!["properties.mag"]),
+        (
+            "properties.mag > 5 && properties.place == 'Alaska'",
+            vec!["properties.mag", "properties.place"],
+        ),
+        ("properties?.mag ?? 0", vec!["properties.mag"]),
+        ("geometry.coordinates[2] < 20", vec!["geometry.coordinates"]),
+        (
+            "properties.length + s.length + properties.tags.length",
+            vec!["properties.length", "s.length", "properties.tags.length"],
+        ),
+        ("keys(properties)", vec!["properties", "keys"]),
+        ("let p = properties; p.mag", vec!["properties"]),
+        ("properties['mag'] + properties.mag", vec!["properties"]),
+        ("{...geometry, id: id}", vec!["geometry", "id"]),
+        (
+            "big.deep.er.x + big.deep.er.y",
+            vec!["big.deep.er.x", "big.deep.er.y"],
+        ),
+        ("big.deep.er.x + size(big.deep)", vec!["big.deep", "size"]),
+        ("properties.n.x", vec!["properties.n.x"]),
+        ("missing.a.b ?? id", vec!["missing.a.b", "id"]),
+        (
+            "[1, 2].map(x => x + properties.mag)",
+            vec!["properties.mag"],
+        ),
+        (
+            "id.length > 2 && s.upper() == 'TEXT'",
+            vec!["id.length", "s"],
+        ),
+        ("max(properties.mag, 1)", vec!["properties.mag", "max"]),
+    ];
+    let engine = Engine::new();
+    for (source, want) in cases {
+        let program = engine.compile(source).unwrap();
+        let paths = program.read_paths();
+        let shown: Vec<String> = paths.iter().map(|p| p.join(".")).collect();
+        assert_eq!(shown, want, "{source}");
+        let borrowed: Vec<&[Arc<str>]> = paths.iter().map(Vec::as_slice).collect();
+        let projected = project(&record, &borrowed);
+        let whole = program.run_json(&record).map_err(|e| e.to_string());
+        let part = program.run_json(&projected).map_err(|e| e.to_string());
+        assert_eq!(whole, part, "{source}: projected to {projected}");
+    }
+}
