@@ -68,7 +68,8 @@ pub const SEARCH_FUEL: u64 = 2;
 #[derive(Debug)]
 struct Cache {
     hybrid: Option<hybrid::regex::Cache>,
-    /// The lazy DFA cache's size when empty, in bytes.
+    /// The lazy DFA cache's size when last emptied, in bytes (emptying
+    /// it keeps the memory of some of its parts).
     hybrid_empty: usize,
     pikevm: pikevm::Cache,
     backtrack: backtrack::Cache,
@@ -288,15 +289,16 @@ impl Engine {
                     .map(|m| m.map(|m| (m.start(), m.end())))
             };
             let grown = hc.memory_usage().saturating_sub(before) as u64;
-            let gave_up = found.is_err();
-            if gave_up {
+            let held_states = before > cache.hybrid_empty;
+            if found.is_err() {
                 // Start the next search from an empty cache.
                 hc.reset(h);
+                cache.hybrid_empty = hc.memory_usage();
             }
             rt.fuel(grown.saturating_mul(CACHE_BYTES_FUEL))?;
             match found {
                 Ok(m) => return Ok(Some(m)),
-                Err(_) if attempt == 0 && before > cache.hybrid_empty => {
+                Err(_) if attempt == 0 && held_states => {
                     // The scan is read again.
                     let len = (input.end() - input.start()) as u64;
                     rt.fuel(1 + (len / super::SCAN_BYTES_PER_FUEL).saturating_mul(self.scan_cost))?;
