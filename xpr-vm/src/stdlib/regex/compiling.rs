@@ -4,6 +4,7 @@
 //! build), with what a run-time compilation costs ([`compile_fuel`]).
 
 use super::engine::{BuildError, Engine};
+use super::fold::{FOLD_BYTES_PER_CODE_POINT, fold_work};
 use super::translate::{Translated, translate};
 use super::{
     DFA_SIZE_LIMIT, EXPLOSIVE_COUNT, MAX_PATTERN_BYTES, NEST_LIMIT, SIZE_LIMIT, STATES_PER_COST,
@@ -61,8 +62,8 @@ pub struct Prepared {
     flags: String,
     translated: Translated,
     bytes: u64,
-    flags_set: size::Flags,
-    /// The forward NFA, built while measuring.
+    /// The parsed pattern and the forward NFA, built while measuring.
+    hir: regex_syntax::hir::Hir,
     nfa: regex_automata::nfa::thompson::NFA,
 }
 
@@ -104,8 +105,15 @@ pub fn prepare(pattern: &str, flags: &str, allowance: u64) -> Result<Prepared, R
         multi_line: flags.contains('m'),
         dot_all: flags.contains('s'),
     };
-    let (bytes, nfa) = match size::measure(&translated.pattern, probe_flags, allowance) {
-        Ok(measured) => measured,
+    // Case folding is done while parsing: bounded first (see `fold`).
+    let folded = fold_work(&translated.pattern, probe_flags.case_insensitive)
+        .saturating_mul(FOLD_BYTES_PER_CODE_POINT);
+    if folded > allowance {
+        return Err(Refusal::OverAllowance);
+    }
+    let measured = size::measure(&translated.pattern, probe_flags, allowance - folded);
+    let (bytes, nfa, hir) = match measured {
+        Ok((bytes, nfa, hir)) => (bytes.saturating_add(folded), nfa, hir),
         Err(size::Refused::Allowance) => return Err(Refusal::OverAllowance),
         Err(size::Refused::TooBig) => return Err(Refusal::Invalid(too_big())),
         Err(size::Refused::Other) => {
@@ -121,7 +129,7 @@ pub fn prepare(pattern: &str, flags: &str, allowance: u64) -> Result<Prepared, R
         flags: flags.to_string(),
         translated,
         bytes,
-        flags_set: probe_flags,
+        hir,
         nfa,
     })
 }
@@ -158,10 +166,10 @@ impl Prepared {
             flags,
             translated,
             bytes,
-            flags_set,
+            hir,
             nfa,
         } = self;
-        let compiled = Engine::build(&translated.pattern, flags_set, nfa).map_err(|e| match e {
+        let compiled = Engine::build(&hir, nfa).map_err(|e| match e {
             BuildError::TooBig => too_big(),
             BuildError::Other(detail) => invalid(detail),
         })?;
@@ -196,10 +204,16 @@ impl Prepared {
 /// size limit, `\pL{100}`), within about 60 ns per fuel unit of this
 /// charge. A pattern that fails to translate costs the first two terms.
 pub fn compile_fuel(pattern: &str) -> u64 {
-    let size = translate(pattern).map_or(0, |t| t.size);
+    let (size, folded) = translate(pattern).map_or((0, 0), |t| {
+        (
+            t.size,
+            fold_work(&t.pattern, false).saturating_mul(FOLD_BYTES_PER_CODE_POINT),
+        )
+    });
     64u64
         .saturating_add((pattern.len() as u64).saturating_mul(32))
         .saturating_add(size.saturating_mul(16))
+        .saturating_add(folded)
 }
 
 /// The one-line reason of a `regex` crate error (its syntax errors are

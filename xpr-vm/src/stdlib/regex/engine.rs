@@ -41,6 +41,7 @@ use regex_automata::util::pool::Pool;
 use regex_automata::util::primitives::NonMaxUsize;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind, PatternID, hybrid};
+use regex_syntax::hir::Hir;
 
 use crate::error::Error;
 use crate::runtime::Runtime;
@@ -159,31 +160,25 @@ pub(crate) enum BuildError {
 
 impl Engine {
     /// Builds the engines from `nfa` (a forward NFA built with
-    /// [`nfa_config`] from `pattern` and [`syntax_config`]): the reverse
+    /// [`nfa_config`] from `hir`, parsed with [`syntax_config`]): the reverse
     /// NFA the lazy DFA needs to find where matches start, the lazy DFA
     /// (none when even a few of its states would not fit its cache: then
     /// every search is an NFA simulation), the PikeVM and the backtracker.
-    pub(crate) fn build(pattern: &str, flags: Flags, nfa: NFA) -> Result<Engine, BuildError> {
-        Self::build_with_cache(pattern, flags, nfa, super::DFA_SIZE_LIMIT)
+    pub(crate) fn build(hir: &Hir, nfa: NFA) -> Result<Engine, BuildError> {
+        Self::build_with_cache(hir, nfa, super::DFA_SIZE_LIMIT)
     }
 
     /// [`Engine::build`] with a lazy DFA cache of `capacity` bytes a
     /// direction.
-    fn build_with_cache(
-        pattern: &str,
-        flags: Flags,
-        nfa: NFA,
-        capacity: usize,
-    ) -> Result<Engine, BuildError> {
+    fn build_with_cache(hir: &Hir, nfa: NFA, capacity: usize) -> Result<Engine, BuildError> {
         let limit = super::SIZE_LIMIT;
         let rev = thompson::Compiler::new()
-            .syntax(syntax_config(flags))
             .configure(
                 nfa_config(limit)
                     .which_captures(WhichCaptures::None)
                     .reverse(true),
             )
-            .build(pattern)
+            .build_from_hir(hir)
             .map_err(|e| match e.size_limit() {
                 Some(_) => BuildError::TooBig,
                 None => BuildError::Other(e.to_string()),
@@ -453,16 +448,14 @@ mod tests {
         dot_all: false,
     };
 
-    fn nfa(p: &str) -> NFA {
-        thompson::Compiler::new()
-            .syntax(syntax_config(PLAIN))
-            .configure(nfa_config(super::super::SIZE_LIMIT))
-            .build(p)
-            .unwrap_or_else(|e| panic!("{p}: {e}"))
-    }
-
     fn engine(p: &str, capacity: usize) -> Engine {
-        Engine::build_with_cache(p, PLAIN, nfa(p), capacity).unwrap_or_else(|e| panic!("{e:?}"))
+        let hir = regex_automata::util::syntax::parse_with(p, &syntax_config(PLAIN))
+            .unwrap_or_else(|e| panic!("{p}: {e}"));
+        let nfa = thompson::Compiler::new()
+            .configure(nfa_config(super::super::SIZE_LIMIT))
+            .build_from_hir(&hir)
+            .unwrap_or_else(|e| panic!("{p}: {e}"));
+        Engine::build_with_cache(&hir, nfa, capacity).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
     /// The smallest cache (within 64 bytes) the lazy DFA of `p` accepts.

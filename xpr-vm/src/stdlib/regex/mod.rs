@@ -118,6 +118,7 @@ pub const EXPLOSIVE_COUNT: u64 = 12;
 mod builtins;
 mod compiling;
 mod engine;
+mod fold;
 mod matching;
 mod replacement;
 mod size;
@@ -127,6 +128,7 @@ mod translate;
 
 pub use compiling::{Prepared, Refusal, compile, compile_fuel, prepare};
 pub use engine::{CACHE_BYTES_FUEL, Engine, Locations, NFA_STATES_PER_FUEL, SEARCH_FUEL};
+pub use fold::FOLD_BYTES_PER_CODE_POINT;
 pub use matching::{
     all_matches, capture_fuel, charge_scan, find_value, first_match, is_match, match_all_values,
     rescan_fuel, scan_fuel, split,

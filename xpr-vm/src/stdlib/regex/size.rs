@@ -32,6 +32,8 @@
 //! may change. `size_tests` below pin it against the crate's own count.
 
 use regex_automata::nfa::thompson::{self, NFA};
+use regex_automata::util::syntax::parse_with;
+use regex_syntax::hir::Hir;
 
 use super::engine::{nfa_config, syntax_config};
 
@@ -78,14 +80,15 @@ pub(crate) fn measure(
     translated: &str,
     flags: Flags,
     allowance: u64,
-) -> Result<(u64, NFA), Refused> {
+) -> Result<(u64, NFA, Hir), Refused> {
     let per_regex = super::SIZE_LIMIT as u64;
     let limit = per_regex.min(allowance / NFA_FACTOR);
-    // As the crate configures its forward NFA (`regex` 1.x, meta engine).
+    // Parsed once (the reverse NFA is built from the same tree), then the
+    // forward NFA as the crate configures it (`regex` 1.x, meta engine).
+    let hir = parse_with(translated, &syntax_config(flags)).map_err(|_| Refused::Other)?;
     let nfa = thompson::Compiler::new()
-        .syntax(syntax_config(flags))
         .configure(nfa_config(usize::try_from(limit).unwrap_or(usize::MAX)))
-        .build(translated)
+        .build_from_hir(&hir)
         .map_err(|e| match e.size_limit() {
             Some(_) if limit < per_regex => Refused::Allowance,
             Some(_) => Refused::TooBig,
@@ -95,7 +98,7 @@ pub(crate) fn measure(
     if bytes > allowance {
         return Err(Refused::Allowance);
     }
-    Ok((bytes, nfa))
+    Ok((bytes, nfa, hir))
 }
 
 /// The compiled size counted for a regex whose forward NFA is `nfa`.
@@ -167,7 +170,7 @@ mod size_tests {
             "alpha|beta|gamma|delta|epsilon|zeta|eta|theta|iota|kappa",
         ] {
             let counted = measure(p, PLAIN, u64::MAX)
-                .map(|(b, _)| b)
+                .map(|(b, _, _)| b)
                 .unwrap_or_else(|e| panic!("{p}: {e:?}"));
             let held = crate_bytes(p);
             assert!(counted >= held, "{p}: counted {counted}, held {held}");
@@ -182,7 +185,7 @@ mod size_tests {
 
     #[test]
     fn an_allowance_stops_the_probe() {
-        let one = measure(r"(?i)\pL{24}", PLAIN, u64::MAX).map_or(0, |(b, _)| b);
+        let one = measure(r"(?i)\pL{24}", PLAIN, u64::MAX).map_or(0, |(b, _, _)| b);
         assert!(one > 1_000_000, "{one}");
         assert!(matches!(
             measure(r"(?i)\pL{24}", PLAIN, one - 1),
@@ -191,7 +194,9 @@ mod size_tests {
         // The NFA compiler needs more memory on the way than the NFA keeps:
         // a pattern is accepted with some room to spare.
         assert_eq!(
-            measure(r"(?i)\pL{24}", PLAIN, one * 2).ok().map(|(b, _)| b),
+            measure(r"(?i)\pL{24}", PLAIN, one * 2)
+                .ok()
+                .map(|(b, _, _)| b),
             Some(one)
         );
         // Too small an allowance for any NFA.

@@ -718,3 +718,25 @@ fn memory_charged_before_building() {
     assert_eq!(find_value(&mut rt, &re("b+"), "abbb").ok(), Some(s("bbb")));
     assert_eq!(rt.bytes_used, 3);
 }
+
+#[test]
+fn case_folding_is_counted_before_it_is_done() {
+    // Fuzz finding: `(?i:\p{Any}\p{Any}.a)` (22 bytes) makes the parser
+    // fold 2.2 million code points, about 50 ms, for 33,068 fuel units.
+    let any = r"(?i:\p{Any}\p{Any}.a)";
+    assert!(compile_fuel(any) >= 4_000_000, "{}", compile_fuel(any));
+    assert!(compile_fuel(r"\p{Any}\p{Any}.a") < 10_000);
+    let counted = prepare(r"[\s\S]", "i", u64::MAX).map(|p| p.compiled_bytes());
+    assert!(
+        counted.as_ref().is_ok_and(|&b| b >= 2_000_000),
+        "{counted:?}"
+    );
+    // A small allowance refuses it before anything is folded.
+    assert!(matches!(
+        prepare(r"[\s\S]", "i", 1_000_000),
+        Err(Refusal::OverAllowance)
+    ));
+    // Case-sensitive, or negated (folded before negation): cheap.
+    assert!(prepare(r"[\s\S]", "", u64::MAX).is_ok_and(|p| p.compiled_bytes() < 100_000));
+    assert!(prepare(r"[^a]", "i", u64::MAX).is_ok_and(|p| p.compiled_bytes() < 100_000));
+}
