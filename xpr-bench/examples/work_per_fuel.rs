@@ -218,6 +218,10 @@ const CASES: &[(&str, &str)] = &[
         "let pat = \"(?:\" + range(300).map(i => \"[0-9,]{\" + string(i % 40 + 1) + \"}x\" + string(i)).join(\"|\") + \")\"; matches(string(range(20000)), pat)",
     ),
     (
+        "cold: case-folded full classes (run time)",
+        "matchAll(\"a,b,,c,\", \"(?i:\\\\p{Any}\\\\p{Any}.a)\").length",
+    ),
+    (
         "cold: ordinary search",
         "matchAll(string(range(20000)), /[0-9]+9,/).length",
     ),
