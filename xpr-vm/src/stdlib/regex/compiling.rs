@@ -204,11 +204,16 @@ impl Prepared {
 /// size limit, `\pL{100}`), within about 60 ns per fuel unit of this
 /// charge. A pattern that fails to translate costs the first two terms.
 pub fn compile_fuel(pattern: &str) -> u64 {
+    // A pattern over the length limit is refused unread: its syntax tree
+    // (100 to 300 bytes a pattern byte) is never built.
+    let readable = pattern.len() <= MAX_PATTERN_BYTES;
     let (size, folded) = translate(pattern).map_or((0, 0), |t| {
-        (
-            t.size,
-            fold_work(&t.pattern, false).saturating_mul(FOLD_BYTES_PER_CODE_POINT),
-        )
+        let folded = if readable {
+            fold_work(&t.pattern, false).saturating_mul(FOLD_BYTES_PER_CODE_POINT)
+        } else {
+            0
+        };
+        (t.size, folded)
     });
     64u64
         .saturating_add((pattern.len() as u64).saturating_mul(32))
