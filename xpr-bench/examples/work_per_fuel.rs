@@ -169,6 +169,66 @@ const CASES: &[(&str, &str)] = &[
         "replace capture many groups",
         "let s = \"xy\".repeat(50000); range(10).map(_ => s.replace(/((x)|(y)|(z))+$/, \"$2\").length).length",
     ),
+    // Regexes whose lazy DFA builds large states (fuzz finding): `cold:`
+    // cases compile and run in a new VM each time, so the DFA starts
+    // empty, as in a first run. Patterns built at run time are compiled
+    // during the run (and charged for it).
+    (
+        "cold: reproducer [\\s\\S]{1000}",
+        "let g = string(range(1000)); g.match(/[\\s\\S]{1000}/)",
+    ),
+    (
+        "warm: reproducer [\\s\\S]{1000}",
+        "let g = string(range(1000)); range(20).map(_ => g.match(/[\\s\\S]{1000}/)).length",
+    ),
+    (
+        "cold: counted class, long haystack",
+        "let g = string(range(100000)); g.match(/[\\s\\S]{1000}y/)",
+    ),
+    (
+        "cold: counted class test",
+        "let g = string(range(30000)); /a[\\s\\S]{500}b/.test(g)",
+    ),
+    (
+        "cold: counted class matchAll",
+        "let g = string(range(3000)); matchAll(g, /[\\s\\S]{300}/).length",
+    ),
+    (
+        "cold: counted class replace",
+        "let g = string(range(3000)); g.replace(/[\\s\\S]{300}/, \"-\").length",
+    ),
+    (
+        "cold: counted class split groups",
+        "let g = string(range(3000)); g.split(/([\\s\\S]{300})/).length",
+    ),
+    (
+        "cold: counted word class",
+        "let g = string(range(30000)); matches(g, /[0-9,]{300}x/)",
+    ),
+    (
+        "cold: unicode class counted",
+        "let g = \"日本語éa\".repeat(20000); matches(g, /(?i)\\pL{24}\\d/)",
+    ),
+    (
+        "cold: many literals (run time)",
+        "let pat = range(2000).map(i => \"w\" + string(i * 7919)).join(\"|\"); matchAll(string(range(20000)), pat).length",
+    ),
+    (
+        "cold: counted alternation (run time)",
+        "let pat = \"(?:\" + range(300).map(i => \"[0-9,]{\" + string(i % 40 + 1) + \"}x\" + string(i)).join(\"|\") + \")\"; matches(string(range(20000)), pat)",
+    ),
+    (
+        "cold: case-folded full classes (run time)",
+        "matchAll(\"a,b,,c,\", \"(?i:\\\\p{Any}\\\\p{Any}.a)\").length",
+    ),
+    (
+        "cold: ordinary search",
+        "matchAll(string(range(20000)), /[0-9]+9,/).length",
+    ),
+    (
+        "ordinary search",
+        "let g = string(range(20000)); range(30).map(_ => matchAll(g, /[0-9]+9,/).length).length",
+    ),
     (
         "split short record",
         "range(20000).map(i => \"ab,cd,ef,\" + string(i)).map(s => s.split(\",\").length).length",
@@ -188,29 +248,34 @@ const CASES: &[(&str, &str)] = &[
 /// Fuel used and the best CPU time of `runs` runs of `src`.
 ///
 /// The thread's CPU clock advances in scheduler ticks, so each measurement
-/// repeats the run until at least 100 ms of CPU time have passed.
+/// repeats the run until at least 100 ms of CPU time have passed. A `cold`
+/// case compiles the program again (untimed) and runs it in a new VM each
+/// time, so that its regexes start with empty caches, as in a first run.
 fn measure(
     engine: &Engine,
     ctx: &dyn Context,
     src: &str,
     runs: usize,
+    cold: bool,
 ) -> Result<(u64, u64), String> {
-    let program = engine.compile(src).map_err(|e| e.to_string())?;
+    let mut program = engine.compile(src).map_err(|e| e.to_string())?;
     let mut vm = Vm::new();
     let mut best = u64::MAX;
     let mut fuel = 0;
     for _ in 0..runs {
-        let start = thread_cpu_ns();
         let mut n = 0u64;
-        let spent = loop {
+        let mut spent = 0;
+        while spent < 100_000_000 {
+            if cold {
+                program = engine.compile(src).map_err(|e| e.to_string())?;
+                vm = Vm::new();
+            }
+            let start = thread_cpu_ns();
             let r = program.run_in(&mut vm, ctx);
+            spent += thread_cpu_ns().saturating_sub(start);
             black_box(r.map_err(|e| e.to_string())?);
             n += 1;
-            let spent = thread_cpu_ns().saturating_sub(start);
-            if spent >= 100_000_000 {
-                break spent;
-            }
-        };
+        }
         fuel = vm.fuel_used();
         best = best.min(spent / n);
     }
@@ -236,7 +301,7 @@ fn main() {
     let mut ordinary: Vec<f64> = ORDINARY
         .iter()
         .filter_map(|src| {
-            let (fuel, ns) = measure(&engine, &ctx, src, 5).ok()?;
+            let (fuel, ns) = measure(&engine, &ctx, src, 5, false).ok()?;
             Some(ns as f64 / fuel.max(1) as f64)
         })
         .collect();
@@ -253,7 +318,7 @@ fn main() {
         } else {
             &ctx
         };
-        match measure(&engine, ctx, src, 3) {
+        match measure(&engine, ctx, src, 3, name.starts_with("cold:")) {
             Ok((fuel, ns)) => {
                 let per = ns as f64 / fuel.max(1) as f64;
                 println!(

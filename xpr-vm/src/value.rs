@@ -103,7 +103,7 @@ pub struct Object {
 pub struct Regex {
     pattern: String,
     flags: String,
-    compiled: regex::Regex,
+    compiled: crate::stdlib::regex::Engine,
     scan_cost: u32,
     rescans: bool,
     lookahead: u64,
@@ -444,7 +444,7 @@ impl Regex {
     pub fn new(
         pattern: impl Into<String>,
         flags: impl Into<String>,
-        compiled: regex::Regex,
+        compiled: crate::stdlib::regex::Engine,
     ) -> Self {
         Regex {
             pattern: pattern.into(),
@@ -475,6 +475,7 @@ impl Regex {
     /// an estimate of the compiled pattern's size made by `stdlib::regex`.
     pub fn with_scan_cost(mut self, cost: u32) -> Self {
         self.scan_cost = cost.max(1);
+        self.compiled.set_scan_cost(u64::from(self.scan_cost));
         self
     }
 
@@ -524,8 +525,8 @@ impl Regex {
         &self.flags
     }
 
-    /// The compiled matcher.
-    pub fn compiled(&self) -> &regex::Regex {
+    /// The compiled matcher (see `stdlib::regex::Engine`).
+    pub fn compiled(&self) -> &crate::stdlib::regex::Engine {
         &self.compiled
     }
 }

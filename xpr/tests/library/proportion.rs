@@ -302,6 +302,52 @@ fn split_is_charged_per_piece() {
     );
 }
 
+// ─── regexes ─────────────────────────────────────────────────────────────────
+
+/// Compiles and runs `src` in a new VM (so its regexes start with empty
+/// lazy DFA caches, as in a first run) under `fuel`: the result and the
+/// fuel used.
+fn run_cold(src: &'static str, fuel: Option<u64>) -> (Result<Value, xpr::Error>, u64) {
+    on_small_stack(move || {
+        let engine = Engine::new().with_limits(Limits {
+            fuel,
+            timeout: None,
+            ..Limits::default()
+        });
+        let program = engine.compile(src).expect("compiles");
+        let mut vm = Vm::new();
+        let r = program.run_in(&mut vm, &Map::default());
+        (r, vm.fuel_used())
+    })
+}
+
+#[test]
+fn regex_searches_pay_for_the_dfa_states_they_build() {
+    // Fuzz finding (fuzz/seeds/regex-dfa-states.xpr): the first search of
+    // `[\s\S]{1000}` over these 3,891 bytes builds 735 KB of lazy DFA
+    // states, thousands of NFA states each (~6 ms), and paid 16,563 units.
+    let (r, fuel) = run_cold(
+        "let g = string(range(1000)); g.match(/[\\s\\S]{1000}/).length",
+        None,
+    );
+    assert_eq!(r.ok(), Some(Value::Number(1000.0)));
+    assert!(fuel > 1_000_000, "{fuel}");
+    // Every search path pays, literal or run-time pattern: a small budget
+    // stops each.
+    for src in [
+        "let g = string(range(1000)); g.match(/[\\s\\S]{1000}/).length",
+        "/[\\s\\S]{1000}/.test(string(range(1000)))",
+        "matchAll(string(range(1000)), /[\\s\\S]{1000}/).length",
+        "string(range(1000)).replace(/[\\s\\S]{1000}/, \"\").length",
+        "replacePattern(string(range(1000)), /([\\s\\S]{1000})/, \"$1\").length",
+        "string(range(1000)).split(/([\\s\\S]{1000})/).length",
+        "matches(string(range(1000)), \"[\\\\s\\\\S]{1000}\")",
+    ] {
+        let (r, _) = run_cold(src, Some(200_000));
+        assert_eq!(r.map_err(|e| e.kind()), Err(ErrorKind::Fuel), "{src}");
+    }
+}
+
 // ─── cancellation inside a built-in ──────────────────────────────────────────
 
 /// A context whose variable `stop` cancels the run that reads it (host

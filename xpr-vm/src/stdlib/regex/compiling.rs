@@ -3,6 +3,8 @@
 //! translated and measured) and [`Prepared::build`] (the `regex` crate's
 //! build), with what a run-time compilation costs ([`compile_fuel`]).
 
+use super::engine::{BuildError, Engine};
+use super::fold::{FOLD_BYTES_PER_CODE_POINT, fold_work};
 use super::translate::{Translated, translate};
 use super::{
     DFA_SIZE_LIMIT, EXPLOSIVE_COUNT, MAX_PATTERN_BYTES, NEST_LIMIT, SIZE_LIMIT, STATES_PER_COST,
@@ -60,8 +62,9 @@ pub struct Prepared {
     flags: String,
     translated: Translated,
     bytes: u64,
-    /// Built already (only when the size probe failed but the crate did not).
-    built: Option<::regex::Regex>,
+    /// The parsed pattern and the forward NFA, built while measuring.
+    hir: regex_syntax::hir::Hir,
+    nfa: regex_automata::nfa::thompson::NFA,
 }
 
 fn too_big() -> Error {
@@ -102,25 +105,23 @@ pub fn prepare(pattern: &str, flags: &str, allowance: u64) -> Result<Prepared, R
         multi_line: flags.contains('m'),
         dot_all: flags.contains('s'),
     };
-    let mut built = None;
-    let bytes = match size::measure(&translated.pattern, probe_flags, allowance) {
-        Ok(bytes) => bytes,
+    // Case folding is done while parsing: bounded first (see `fold`).
+    let folded = fold_work(&translated.pattern, probe_flags.case_insensitive)
+        .saturating_mul(FOLD_BYTES_PER_CODE_POINT);
+    if folded > allowance {
+        return Err(Refusal::OverAllowance);
+    }
+    let measured = size::measure(&translated.pattern, probe_flags, allowance - folded);
+    let (bytes, nfa, hir) = match measured {
+        Ok((bytes, nfa, hir)) => (bytes.saturating_add(folded), nfa, hir),
         Err(size::Refused::Allowance) => return Err(Refusal::OverAllowance),
         Err(size::Refused::TooBig) => return Err(Refusal::Invalid(too_big())),
         Err(size::Refused::Other) => {
-            // A syntax error: the crate's build says it in its words (and
-            // fails as fast). Should the crate accept what the probe did
-            // not, the regex counts the most any regex may.
-            let re = build_crate_regex(&translated.pattern, flags).map_err(Refusal::Invalid)?;
-            let most = (SIZE_LIMIT as u64)
-                .saturating_mul(size::NFA_FACTOR)
-                .saturating_add(size::ONEPASS_LIMIT)
-                .saturating_add(pattern.len() as u64);
-            if most > allowance {
-                return Err(Refusal::OverAllowance);
-            }
-            built = Some(re);
-            most
+            // A syntax error: the `regex` crate's parser says it in its
+            // words (and fails as fast).
+            let e = crate_syntax_error(&translated.pattern, flags)
+                .unwrap_or_else(|| invalid("pattern rejected"));
+            return Err(Refusal::Invalid(e));
         }
     };
     Ok(Prepared {
@@ -128,12 +129,14 @@ pub fn prepare(pattern: &str, flags: &str, allowance: u64) -> Result<Prepared, R
         flags: flags.to_string(),
         translated,
         bytes,
-        built,
+        hir,
+        nfa,
     })
 }
 
-/// The `regex` crate's build of a translated pattern, within the limits.
-fn build_crate_regex(translated: &str, flags: &str) -> Result<::regex::Regex, Error> {
+/// The `regex` crate's words for why it rejects a translated pattern
+/// (`None` if it accepts it).
+fn crate_syntax_error(translated: &str, flags: &str) -> Option<Error> {
     ::regex::RegexBuilder::new(translated)
         .case_insensitive(flags.contains('i'))
         .multi_line(flags.contains('m'))
@@ -142,7 +145,8 @@ fn build_crate_regex(translated: &str, flags: &str) -> Result<::regex::Regex, Er
         .dfa_size_limit(DFA_SIZE_LIMIT)
         .nest_limit(NEST_LIMIT)
         .build()
-        .map_err(|e| invalid(crate_error_detail(&e)))
+        .err()
+        .map(|e| invalid(crate_error_detail(&e)))
 }
 
 impl Prepared {
@@ -162,12 +166,13 @@ impl Prepared {
             flags,
             translated,
             bytes,
-            built,
+            hir,
+            nfa,
         } = self;
-        let compiled = match built {
-            Some(re) => re,
-            None => build_crate_regex(&translated.pattern, &flags)?,
-        };
+        let compiled = Engine::build(&hir, nfa).map_err(|e| match e {
+            BuildError::TooBig => too_big(),
+            BuildError::Other(detail) => invalid(detail),
+        })?;
         let mut cost = 1 + translated.size / STATES_PER_COST;
         if translated.mid_anchor {
             // Measured (release): 5-12 ns per byte for `a^`, `[a-c1]^`, `\s\A`
@@ -199,10 +204,21 @@ impl Prepared {
 /// size limit, `\pL{100}`), within about 60 ns per fuel unit of this
 /// charge. A pattern that fails to translate costs the first two terms.
 pub fn compile_fuel(pattern: &str) -> u64 {
-    let size = translate(pattern).map_or(0, |t| t.size);
+    // A pattern over the length limit is refused unread: its syntax tree
+    // (100 to 300 bytes a pattern byte) is never built.
+    let readable = pattern.len() <= MAX_PATTERN_BYTES;
+    let (size, folded) = translate(pattern).map_or((0, 0), |t| {
+        let folded = if readable {
+            fold_work(&t.pattern, false).saturating_mul(FOLD_BYTES_PER_CODE_POINT)
+        } else {
+            0
+        };
+        (t.size, folded)
+    });
     64u64
         .saturating_add((pattern.len() as u64).saturating_mul(32))
         .saturating_add(size.saturating_mul(16))
+        .saturating_add(folded)
 }
 
 /// The one-line reason of a `regex` crate error (its syntax errors are

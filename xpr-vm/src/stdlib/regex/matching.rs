@@ -2,6 +2,7 @@
 //! JavaScript's global regexes find them (`matchAll`), and splitting
 //! around matches (the string method `split`).
 
+use super::engine::Locations;
 use super::{CAPTURE_FUEL_PER_BYTE, CAPTURE_SEARCH_FUEL, PIECE_FUEL, SCAN_BYTES_PER_FUEL};
 use crate::error::Error;
 use crate::runtime::Runtime;
@@ -40,21 +41,25 @@ pub fn rescan_fuel(re: &Regex, s: &str, pos: usize) -> u64 {
 }
 
 /// Fuel for resolving the capture groups of a match `len` bytes long:
-/// [`CAPTURE_SEARCH_FUEL`] plus `len * CAPTURE_FUEL_PER_BYTE * scan_cost`.
+/// [`CAPTURE_SEARCH_FUEL`] plus, per byte of the match, the larger of
+/// `CAPTURE_FUEL_PER_BYTE * scan_cost` and the regex's NFA rate
+/// ([`Engine::nfa_fuel_per_byte`], one per NFA state): the groups are read
+/// by an NFA simulation (the backtracker or the PikeVM), which may step
+/// through every state for each byte.
+///
+/// [`Engine::nfa_fuel_per_byte`]: super::Engine::nfa_fuel_per_byte
 pub fn capture_fuel(re: &Regex, len: usize) -> u64 {
-    CAPTURE_SEARCH_FUEL.saturating_add(
-        (len as u64)
-            .saturating_mul(CAPTURE_FUEL_PER_BYTE)
-            .saturating_mul(u64::from(re.scan_cost())),
-    )
+    let per_byte = CAPTURE_FUEL_PER_BYTE
+        .saturating_mul(u64::from(re.scan_cost()))
+        .max(re.compiled().nfa_fuel_per_byte());
+    CAPTURE_SEARCH_FUEL.saturating_add((len as u64).saturating_mul(per_byte))
 }
 
 /// The next match of `re` in `s` at or after byte `at`, with its groups
 /// resolved into `locs`: the match is found first (by the search the
 /// caller paid for), then [`capture_fuel`] is charged for its length, and
-/// only then does the capture engine run over it. Searching again from
-/// the match's start finds the same match, and assertions still see the
-/// whole haystack.
+/// only then does the capture engine run over it (anchored at the match's
+/// start, assertions still seeing the whole haystack).
 ///
 /// # Errors
 /// The fuel error, before the capture engine runs.
@@ -63,16 +68,15 @@ pub(super) fn captures_at(
     re: &Regex,
     s: &str,
     at: usize,
-    locs: &mut ::regex::CaptureLocations,
+    locs: &mut Locations,
 ) -> Result<Option<(usize, usize)>, Error> {
     let compiled = re.compiled();
-    let Some(m) = compiled.find_at(s, at) else {
+    let Some(m) = compiled.find_at(rt, s, at)? else {
         return Ok(None);
     };
-    rt.fuel(capture_fuel(re, m.len()))?;
-    Ok(compiled
-        .captures_read_at(locs, s, m.start())
-        .map(|c| (c.start(), c.end())))
+    rt.fuel(capture_fuel(re, m.1 - m.0))?;
+    compiled.captures(s, m, locs);
+    Ok(Some(m))
 }
 
 /// Charges [`scan_fuel`] for scanning `s` with `re`.
@@ -83,10 +87,21 @@ pub fn charge_scan(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<(), Erro
     rt.fuel(scan_fuel(re, s))
 }
 
-/// The first (leftmost) match of `re` in `s`, if any. Charges nothing: the
-/// caller charges [`scan_fuel`] (or use [`find_value`]).
-pub fn first_match<'a>(re: &Regex, s: &'a str) -> Option<&'a str> {
-    re.compiled().find(s).map(|m| m.as_str())
+/// The first (leftmost) match of `re` in `s`, if any. Charges the lazy
+/// DFA's states built and any NFA simulation (see [`super::Engine`]), not
+/// the scan: the caller charges [`scan_fuel`] (or use [`find_value`]).
+///
+/// # Errors
+/// The fuel error.
+pub fn first_match<'a>(
+    rt: &mut dyn Runtime,
+    re: &Regex,
+    s: &'a str,
+) -> Result<Option<&'a str>, Error> {
+    Ok(re
+        .compiled()
+        .find_at(rt, s, 0)?
+        .and_then(|(a, b)| s.get(a..b)))
 }
 
 /// Whether `re` matches anywhere in `s`, charging [`scan_fuel`].
@@ -95,7 +110,7 @@ pub fn first_match<'a>(re: &Regex, s: &'a str) -> Option<&'a str> {
 /// The fuel error.
 pub fn is_match(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<bool, Error> {
     charge_scan(rt, re, s)?;
-    Ok(re.compiled().is_match(s))
+    re.compiled().is_match(rt, s)
 }
 
 /// The first match of `re` in `s` as a value: the matched string, or `null`.
@@ -105,7 +120,7 @@ pub fn is_match(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<bool, Error
 /// Fuel or memory errors.
 pub fn find_value(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Value, Error> {
     charge_scan(rt, re, s)?;
-    match first_match(re, s) {
+    match first_match(rt, re, s)? {
         Some(m) => {
             rt.alloc(m.len() as u64)?;
             Ok(Value::from(m))
@@ -124,42 +139,51 @@ pub(super) fn next_char(s: &str, i: usize) -> Option<usize> {
 /// character further on. Unlike the crate's `find_iter`, an empty match
 /// right after a non-empty one is reported (`a*` in `"baaa"` gives `""`,
 /// `"aaa"`, `""`).
-struct JsMatches<'r, 's> {
-    re: &'r ::regex::Regex,
+struct JsMatches<'s> {
     s: &'s str,
     pos: Option<usize>,
 }
 
-impl<'s> Iterator for JsMatches<'_, 's> {
-    type Item = ::regex::Match<'s>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let m = self.re.find_at(self.s, self.pos?);
+impl JsMatches<'_> {
+    /// The next match, charging what the search charges (not the scan).
+    fn next(&mut self, rt: &mut dyn Runtime, re: &Regex) -> Result<Option<(usize, usize)>, Error> {
+        let Some(at) = self.pos else {
+            return Ok(None);
+        };
+        let m = re.compiled().find_at(rt, self.s, at)?;
         self.pos = match m {
-            Some(m) if m.is_empty() => next_char(self.s, m.end()),
-            Some(m) => Some(m.end()),
+            Some((a, b)) if a == b => next_char(self.s, b),
+            Some((_, b)) => Some(b),
             None => None,
         };
-        m
+        Ok(m)
     }
 }
 
-fn js_matches<'r, 's>(re: &'r Regex, s: &'s str) -> JsMatches<'r, 's> {
-    JsMatches {
-        re: re.compiled(),
-        s,
-        pos: Some(0),
-    }
+fn js_matches(s: &str) -> JsMatches<'_> {
+    JsMatches { s, pos: Some(0) }
 }
 
 /// All non-overlapping matches of `re` in `s`, left to right, as
 /// JavaScript's `matchAll` finds them (an empty match right after a
 /// non-empty one is reported: `a*` in `"baaa"` gives `""`, `"aaa"`, `""`).
-/// Charges nothing: at most `s.len() + 1` matches, but for a regex that
-/// [`Regex::rescans`] the time can grow with the square of `s.len()`;
-/// metered callers use [`match_all_values`].
-pub fn all_matches<'a>(re: &Regex, s: &'a str) -> Vec<&'a str> {
-    js_matches(re, s).map(|m| m.as_str()).collect()
+/// Charges what the searches charge beyond the scan (see
+/// [`first_match`]); metered callers use [`match_all_values`], which
+/// charges the scans too.
+///
+/// # Errors
+/// The fuel error.
+pub fn all_matches<'a>(
+    rt: &mut dyn Runtime,
+    re: &Regex,
+    s: &'a str,
+) -> Result<Vec<&'a str>, Error> {
+    let mut it = js_matches(s);
+    let mut out = Vec::new();
+    while let Some((a, b)) = it.next(rt, re)? {
+        out.extend(s.get(a..b));
+    }
+    Ok(out)
 }
 
 /// All non-overlapping matches of `re` in `s` as an array value of strings.
@@ -173,16 +197,19 @@ pub fn match_all_values(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Val
     charge_scan(rt, re, s)?;
     rt.alloc(HEADER_BYTES)?;
     let mut items = Vec::new();
-    let mut it = js_matches(re, s);
+    let mut it = js_matches(s);
     loop {
         if let Some(pos) = it.pos {
             rt.fuel(rescan_fuel(re, s, pos))?;
         }
-        let Some(m) = it.next() else { break };
+        let Some((a, b)) = it.next(rt, re)? else {
+            break;
+        };
+        let m = s.get(a..b).unwrap_or_default();
         let len = m.len() as u64;
         rt.fuel(PIECE_FUEL + len / SCAN_BYTES_PER_FUEL)?;
         rt.alloc(SLOT_BYTES + STRING_HEADER_BYTES + len)?;
-        items.push(Value::from(m.as_str()));
+        items.push(Value::from(m));
     }
     Ok(Value::array(items))
 }
@@ -207,7 +234,7 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
     rt.alloc(HEADER_BYTES)?;
     let compiled = re.compiled();
     if s.is_empty() {
-        if compiled.is_match(s) {
+        if compiled.is_match(rt, s)? {
             return Ok(Vec::new());
         }
         rt.alloc(SLOT_BYTES)?;
@@ -220,7 +247,7 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
         out.push(v.map_or(Value::Null, Value::from));
         Ok(())
     }
-    let mut locs = compiled.capture_locations();
+    let mut locs = compiled.locations();
     let groups = locs.len() > 1;
     let mut p = 0; // end of the last separator
     let mut q = 0; // where to search next
@@ -229,7 +256,7 @@ pub fn split(rt: &mut dyn Runtime, re: &Regex, s: &str) -> Result<Vec<Value>, Er
         let found = if groups {
             captures_at(rt, re, s, q, &mut locs)?
         } else {
-            compiled.find_at(s, q).map(|m| (m.start(), m.end()))
+            compiled.find_at(rt, s, q)?
         };
         let Some((start, end)) = found else {
             break;

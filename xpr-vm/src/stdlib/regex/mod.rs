@@ -9,8 +9,9 @@
 //! submodules: `compiling` (checking, measuring and building a pattern),
 //! `translate` (RE2 syntax to the crate's), `size` (the compiled size
 //! before the build), `matching` (scans, matches, `split`), `replacement`
-//! (`replace_all` and its templates) and `builtins` (the functions and the
-//! method registered here).
+//! (`replace_all` and its templates), `engine` (the compiled matcher and
+//! what each search costs) and `builtins` (the functions and the method
+//! registered here).
 //!
 //! # RE2 semantics on the `regex` crate
 //! The `regex` crate is RE2-like (linear time, no lookaround or
@@ -30,6 +31,11 @@
 //!   are rejected), and lookaround and atomic groups are rejected with a
 //!   clear message.
 //!
+//! Matching is done by `engine` (the `regex` crate's engines from
+//! `regex-automata`, composed so that each search says what it did: lazy
+//! DFA states built, or a fallback to an NFA simulation), with the crate's
+//! results.
+//!
 //! Compilation is bounded: compiled program size 1 MiB, lazy DFA cache 2 MiB,
 //! nesting 64, so no pattern can make compiling or matching blow up. What
 //! many patterns compile together is bounded too: [`prepare`] measures a
@@ -48,10 +54,14 @@
 //! text produced (a replacement also one per piece of its template, see
 //! `replacement`); a match whose capture groups are read (`split` by a
 //! regex with groups, a replacement template naming groups) costs
-//! [`capture_fuel`], several units per byte of the match, charged before
-//! the capture engine runs; and each search after the first costs
-//! [`rescan_fuel`] (nothing, except for patterns whose searches may read
-//! far past their match). Memory is charged (through
+//! [`capture_fuel`], several units per byte of the match (one per NFA
+//! state at least), charged before the capture engine runs; each search
+//! after the first costs [`rescan_fuel`] (nothing, except for patterns
+//! whose searches may read far past their match); each search for a match
+//! [`SEARCH_FUEL`]; the lazy DFA states a search builds
+//! [`CACHE_BYTES_FUEL`] per byte, after it; and a search the lazy DFA gives
+//! up on, one unit per NFA state per byte ([`NFA_STATES_PER_FUEL`]) before
+//! the NFA simulation runs (see [`Engine`]). Memory is charged (through
 //! [`Runtime::alloc`]) before each result string or array is built: a
 //! string's byte length, an array's header plus one slot per element.
 //!
@@ -107,6 +117,8 @@ pub const EXPLOSIVE_COUNT: u64 = 12;
 
 mod builtins;
 mod compiling;
+mod engine;
+mod fold;
 mod matching;
 mod replacement;
 mod size;
@@ -115,6 +127,8 @@ mod tests;
 mod translate;
 
 pub use compiling::{Prepared, Refusal, compile, compile_fuel, prepare};
+pub use engine::{CACHE_BYTES_FUEL, Engine, Locations, NFA_STATES_PER_FUEL, SEARCH_FUEL};
+pub use fold::FOLD_BYTES_PER_CODE_POINT;
 pub use matching::{
     all_matches, capture_fuel, charge_scan, find_value, first_match, is_match, match_all_values,
     rescan_fuel, scan_fuel, split,

@@ -37,6 +37,7 @@
 use std::collections::HashMap;
 
 use super::SCAN_BYTES_PER_FUEL;
+use super::engine::{Engine, Locations};
 use super::matching::{captures_at, charge_scan, next_char, rescan_fuel};
 use crate::error::Error;
 use crate::runtime::Runtime;
@@ -113,10 +114,10 @@ impl<'t> Template<'t> {
     /// Parses `template` for `re` (its group count and group names decide
     /// what `$nn` and `$<name>` mean). Linear in the template's length and
     /// the regex's group count; the caller charges for it.
-    pub(super) fn parse(template: &'t str, re: &::regex::Regex) -> Self {
+    pub(super) fn parse(template: &'t str, re: &Engine) -> Self {
         let t = template.as_bytes();
-        let groups = re.captures_len().saturating_sub(1);
-        let has_names = re.capture_names().any(|n| n.is_some());
+        let groups = re.group_len().saturating_sub(1);
+        let has_names = re.group_names().any(|n| n.is_some());
         let mut names: Option<HashMap<&str, usize>> = None;
         let mut close = CloseFinder { found: None };
         let mut pieces = Vec::new();
@@ -145,7 +146,7 @@ impl<'t> Template<'t> {
                     Some(end) => {
                         let name = template.get(i + 2..end).unwrap_or_default();
                         let names = names.get_or_insert_with(|| {
-                            re.capture_names()
+                            re.group_names()
                                 .enumerate()
                                 .filter_map(|(k, n)| n.map(|n| (n, k)))
                                 .collect()
@@ -196,7 +197,7 @@ impl<'t> Template<'t> {
         hay: &'h str,
         start: usize,
         end: usize,
-        locs: &::regex::CaptureLocations,
+        locs: &Locations,
     ) -> &'h str
     where
         't: 'h,
@@ -226,7 +227,7 @@ impl<'t> Template<'t> {
         out: &mut String,
         hay: &str,
         (start, end): (usize, usize),
-        locs: &::regex::CaptureLocations,
+        locs: &Locations,
     ) -> Result<(), Error> {
         rt.fuel((self.pieces.len() as u64).saturating_mul(PIECE_FUEL))?;
         let len = self.pieces.iter().fold(0u64, |sum, p| {
@@ -282,14 +283,14 @@ pub fn replace_all(
     let needs_groups = template.needs_groups();
     let mut out = String::new();
     let mut last = 0;
-    let mut locs = compiled.capture_locations();
+    let mut locs = compiled.locations();
     let mut pos = Some(0);
     while let Some(at) = pos {
         rt.fuel(rescan_fuel(re, s, at))?;
         let found = if needs_groups {
             captures_at(rt, re, s, at, &mut locs)?
         } else {
-            compiled.find_at(s, at).map(|m| (m.start(), m.end()))
+            compiled.find_at(rt, s, at)?
         };
         let Some((start, end)) = found else { break };
         rt.fuel(1)?;
@@ -326,8 +327,8 @@ mod tests {
     }
 
     fn pieces<'t>(template: &'t str, p: &str) -> Vec<Piece<'t>> {
-        let re = ::regex::Regex::new(p).unwrap_or_else(|e| panic!("{e}"));
-        Template::parse(template, &re).pieces
+        let re = compile(p, "").unwrap_or_else(|e| panic!("{e}"));
+        Template::parse(template, re.compiled()).pieces
     }
 
     #[test]
@@ -429,10 +430,11 @@ mod tests {
         );
         assert_eq!(pieces("$<a>", "(?<a>b)"), vec![Group(1)]);
         assert_eq!(pieces("[$<b>]", "(?<a>b)"), vec![Text("["), Text("]")]);
-        let re = ::regex::Regex::new("(b)(?<n>c)").unwrap_or_else(|e| panic!("{e}"));
-        assert!(!Template::parse("$&$`$'$$$3$<x>", &re).needs_groups());
-        assert!(Template::parse("$1", &re).needs_groups());
-        assert!(Template::parse("$<n>", &re).needs_groups());
+        let re = compile("(b)(?<n>c)", "").unwrap_or_else(|e| panic!("{e}"));
+        let re = re.compiled();
+        assert!(!Template::parse("$&$`$'$$$3$<x>", re).needs_groups());
+        assert!(Template::parse("$1", re).needs_groups());
+        assert!(Template::parse("$<n>", re).needs_groups());
     }
 
     #[test]

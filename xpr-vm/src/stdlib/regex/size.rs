@@ -32,7 +32,10 @@
 //! may change. `size_tests` below pin it against the crate's own count.
 
 use regex_automata::nfa::thompson::{self, NFA};
-use regex_automata::util::syntax;
+use regex_automata::util::syntax::parse_with;
+use regex_syntax::hir::Hir;
+
+use super::engine::{nfa_config, syntax_config};
 
 /// The one-pass DFA size limit of the `regex` crate (its default, which
 /// `RegexBuilder` does not change).
@@ -65,37 +68,27 @@ pub(crate) enum Refused {
     Other,
 }
 
-/// The flags a pattern is compiled with.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Flags {
-    pub case_insensitive: bool,
-    pub multi_line: bool,
-    pub dot_all: bool,
-}
+pub(crate) use super::engine::Flags;
 
 /// The compiled size (see the module documentation) of `translated` (a
 /// pattern in the crate's syntax) with `flags`, if it is at most
-/// `allowance`. The forward NFA is built with a size limit of
+/// `allowance`, with the forward NFA measured (which the regex then uses).
+/// The forward NFA is built with a size limit of
 /// `min(SIZE_LIMIT, allowance / 4)`, so a pattern too big for the allowance
 /// stops as soon as it passes it.
-pub(crate) fn measure(translated: &str, flags: Flags, allowance: u64) -> Result<u64, Refused> {
+pub(crate) fn measure(
+    translated: &str,
+    flags: Flags,
+    allowance: u64,
+) -> Result<(u64, NFA, Hir), Refused> {
     let per_regex = super::SIZE_LIMIT as u64;
     let limit = per_regex.min(allowance / NFA_FACTOR);
-    let syntax = syntax::Config::new()
-        .case_insensitive(flags.case_insensitive)
-        .multi_line(flags.multi_line)
-        .dot_matches_new_line(flags.dot_all)
-        .nest_limit(super::NEST_LIMIT)
-        .utf8(true);
-    // As the crate configures its forward NFA (`regex` 1.x, meta engine).
-    let config = thompson::Config::new()
-        .utf8(true)
-        .shrink(false)
-        .nfa_size_limit(Some(usize::try_from(limit).unwrap_or(usize::MAX)));
+    // Parsed once (the reverse NFA is built from the same tree), then the
+    // forward NFA as the crate configures it (`regex` 1.x, meta engine).
+    let hir = parse_with(translated, &syntax_config(flags)).map_err(|_| Refused::Other)?;
     let nfa = thompson::Compiler::new()
-        .syntax(syntax)
-        .configure(config)
-        .build(translated)
+        .configure(nfa_config(usize::try_from(limit).unwrap_or(usize::MAX)))
+        .build_from_hir(&hir)
         .map_err(|e| match e.size_limit() {
             Some(_) if limit < per_regex => Refused::Allowance,
             Some(_) => Refused::TooBig,
@@ -105,7 +98,7 @@ pub(crate) fn measure(translated: &str, flags: Flags, allowance: u64) -> Result<
     if bytes > allowance {
         return Err(Refused::Allowance);
     }
-    Ok(bytes)
+    Ok((bytes, nfa, hir))
 }
 
 /// The compiled size counted for a regex whose forward NFA is `nfa`.
@@ -176,7 +169,9 @@ mod size_tests {
             "(?i)[kK]\u{17f}",
             "alpha|beta|gamma|delta|epsilon|zeta|eta|theta|iota|kappa",
         ] {
-            let counted = measure(p, PLAIN, u64::MAX).unwrap_or_else(|e| panic!("{p}: {e:?}"));
+            let counted = measure(p, PLAIN, u64::MAX)
+                .map(|(b, _, _)| b)
+                .unwrap_or_else(|e| panic!("{p}: {e:?}"));
             let held = crate_bytes(p);
             assert!(counted >= held, "{p}: counted {counted}, held {held}");
             // Not wildly more either (beyond the fixed part and the NFA of
@@ -190,7 +185,7 @@ mod size_tests {
 
     #[test]
     fn an_allowance_stops_the_probe() {
-        let one = measure(r"(?i)\pL{24}", PLAIN, u64::MAX).unwrap_or(0);
+        let one = measure(r"(?i)\pL{24}", PLAIN, u64::MAX).map_or(0, |(b, _, _)| b);
         assert!(one > 1_000_000, "{one}");
         assert!(matches!(
             measure(r"(?i)\pL{24}", PLAIN, one - 1),
@@ -198,7 +193,12 @@ mod size_tests {
         ));
         // The NFA compiler needs more memory on the way than the NFA keeps:
         // a pattern is accepted with some room to spare.
-        assert_eq!(measure(r"(?i)\pL{24}", PLAIN, one * 2).ok(), Some(one));
+        assert_eq!(
+            measure(r"(?i)\pL{24}", PLAIN, one * 2)
+                .ok()
+                .map(|(b, _, _)| b),
+            Some(one)
+        );
         // Too small an allowance for any NFA.
         assert!(matches!(measure("x", PLAIN, 100), Err(Refused::Allowance)));
         // Over the per-regex limit whatever the allowance.

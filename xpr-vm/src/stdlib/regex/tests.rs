@@ -8,6 +8,32 @@ use crate::error::{Error, ErrorKind};
 use crate::stdlib::testing::TestRuntime;
 use crate::value::{HEADER_BYTES, Regex, SLOT_BYTES, STRING_HEADER_BYTES, Value};
 
+/// Whether `self` matches `s` (no fuel limit).
+trait Probe {
+    fn probe(&self, s: &str) -> bool;
+}
+
+impl Probe for Regex {
+    fn probe(&self, s: &str) -> bool {
+        is_match(&mut TestRuntime::default(), self, s).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+fn first<'a>(re: &Regex, s: &'a str) -> Option<&'a str> {
+    first_match(&mut TestRuntime::default(), re, s).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn every<'a>(re: &Regex, s: &'a str) -> Vec<&'a str> {
+    all_matches(&mut TestRuntime::default(), re, s).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `re` after one search of `hay` (its lazy DFA then holds the states
+/// that search needs).
+fn warm(re: Regex, hay: &str) -> Regex {
+    assert!(is_match(&mut TestRuntime::default(), &re, hay).is_ok());
+    re
+}
+
 fn re(p: &str) -> Regex {
     re_flags(p, "")
 }
@@ -81,53 +107,50 @@ fn split_strs(p: &str, hay: &str) -> Vec<Value> {
 #[test]
 fn ascii_perl_classes_like_re2() {
     // Arabic-Indic digits, fullwidth digits, accented letters, NBSP.
-    assert!(!re(r"\d").compiled().is_match("٣"));
-    assert!(!re(r"\d").compiled().is_match("３"));
-    assert!(re(r"\d").compiled().is_match("3"));
-    assert!(re(r"\D").compiled().is_match("٣"));
-    assert!(!re(r"^\w$").compiled().is_match("é"));
-    assert!(re(r"^\W$").compiled().is_match("é"));
-    assert!(re(r"^\w+$").compiled().is_match("Az_09"));
-    assert!(!re(r"\s").compiled().is_match("\u{a0}"));
-    assert!(
-        !re(r"\s").compiled().is_match("\u{0b}"),
-        "RE2's \\s excludes \\v"
-    );
-    assert!(re(r"^\s+$").compiled().is_match(" \t\n\r\u{0c}"));
-    assert!(re(r"^\S$").compiled().is_match("\u{2003}"));
+    assert!(!re(r"\d").probe("٣"));
+    assert!(!re(r"\d").probe("３"));
+    assert!(re(r"\d").probe("3"));
+    assert!(re(r"\D").probe("٣"));
+    assert!(!re(r"^\w$").probe("é"));
+    assert!(re(r"^\W$").probe("é"));
+    assert!(re(r"^\w+$").probe("Az_09"));
+    assert!(!re(r"\s").probe("\u{a0}"));
+    assert!(!re(r"\s").probe("\u{0b}"), "RE2's \\s excludes \\v");
+    assert!(re(r"^\s+$").probe(" \t\n\r\u{0c}"));
+    assert!(re(r"^\S$").probe("\u{2003}"));
 }
 
 #[test]
 fn ascii_perl_classes_inside_classes() {
-    assert!(!re(r"[\d]").compiled().is_match("٣"));
-    assert!(re(r"^[\dx]+$").compiled().is_match("1x2"));
-    assert!(!re(r"[\w-]").compiled().is_match("é"));
-    assert!(re(r"^[\w-]+$").compiled().is_match("a-b_c"));
-    assert!(re(r"^[\D]$").compiled().is_match("é"));
-    assert!(!re(r"^[^\d]$").compiled().is_match("5"));
-    assert!(re(r"^[^\D]$").compiled().is_match("5"));
-    assert!(!re(r"^[^\D]$").compiled().is_match("a"));
-    assert!(re(r"^[\s,]+$").compiled().is_match(" ,\t"));
-    assert!(re(r"^[^\S]$").compiled().is_match(" "));
-    assert!(re(r"^[\W]$").compiled().is_match("é"));
+    assert!(!re(r"[\d]").probe("٣"));
+    assert!(re(r"^[\dx]+$").probe("1x2"));
+    assert!(!re(r"[\w-]").probe("é"));
+    assert!(re(r"^[\w-]+$").probe("a-b_c"));
+    assert!(re(r"^[\D]$").probe("é"));
+    assert!(!re(r"^[^\d]$").probe("5"));
+    assert!(re(r"^[^\D]$").probe("5"));
+    assert!(!re(r"^[^\D]$").probe("a"));
+    assert!(re(r"^[\s,]+$").probe(" ,\t"));
+    assert!(re(r"^[^\S]$").probe(" "));
+    assert!(re(r"^[\W]$").probe("é"));
 }
 
 #[test]
 fn escaped_backslash_is_not_a_class() {
     // `\\d` is a literal backslash then `d`.
-    assert!(re(r"^\\d$").compiled().is_match(r"\d"));
-    assert!(!re(r"^\\d$").compiled().is_match("5"));
-    assert!(re(r"^[\\d]+$").compiled().is_match(r"d\d"));
+    assert!(re(r"^\\d$").probe(r"\d"));
+    assert!(!re(r"^\\d$").probe("5"));
+    assert!(re(r"^[\\d]+$").probe(r"d\d"));
 }
 
 #[test]
 fn word_boundary_is_ascii() {
     // RE2: é is not a word character, so there is a boundary before it.
-    assert_eq!(first_match(&re(r"\b\w+\b"), "éabc"), Some("abc"));
-    assert!(re(r"a\b").compiled().is_match("aé"));
-    assert!(re(r"\Ba").compiled().is_match("ba"));
-    assert!(!re(r"\Ba").compiled().is_match(" a"));
-    assert!(re(r"é\B").compiled().is_match("é!"));
+    assert_eq!(first(&re(r"\b\w+\b"), "éabc"), Some("abc"));
+    assert!(re(r"a\b").probe("aé"));
+    assert!(re(r"\Ba").probe("ba"));
+    assert!(!re(r"\Ba").probe(" a"));
+    assert!(re(r"é\B").probe("é!"));
 }
 
 #[test]
@@ -136,21 +159,21 @@ fn class_set_operators_rejected() {
     assert!(rejected("[a-z--m]").contains("--"));
     assert!(rejected("[a~~b]").contains("~~"));
     // Single characters and escaped ones are fine.
-    assert!(re(r"^[&~-]+$").compiled().is_match("&~-"));
-    assert!(re(r"^[\&\&]$").compiled().is_match("&"));
+    assert!(re(r"^[&~-]+$").probe("&~-"));
+    assert!(re(r"^[\&\&]$").probe("&"));
     // Outside classes they are literal text.
-    assert!(re("a&&b--c~~").compiled().is_match("a&&b--c~~"));
+    assert!(re("a&&b--c~~").probe("a&&b--c~~"));
 }
 
 #[test]
 fn bracket_inside_class_is_literal() {
-    assert!(re(r"^[[]$").compiled().is_match("["));
-    assert!(re(r"^[a[b]+$").compiled().is_match("a[b"));
-    assert!(re(r"^[]a]+$").compiled().is_match("]a"));
-    assert!(re(r"^[^]a]$").compiled().is_match("b"));
-    assert!(re(r"^[[:alpha:]]+$").compiled().is_match("abc"));
-    assert!(!re(r"^[[:alpha:]]+$").compiled().is_match("a1"));
-    assert!(re(r"^[[:^digit:]]$").compiled().is_match("x"));
+    assert!(re(r"^[[]$").probe("["));
+    assert!(re(r"^[a[b]+$").probe("a[b"));
+    assert!(re(r"^[]a]+$").probe("]a"));
+    assert!(re(r"^[^]a]$").probe("b"));
+    assert!(re(r"^[[:alpha:]]+$").probe("abc"));
+    assert!(!re(r"^[[:alpha:]]+$").probe("a1"));
+    assert!(re(r"^[[:^digit:]]$").probe("x"));
 }
 
 #[test]
@@ -189,8 +212,8 @@ fn huge_repetitions_rejected_fast() {
     assert!(rejected("(a{100}){100}").contains("1000"));
     assert!(rejected("((a{10}){10}){11}").contains("1000"));
     // Exactly 1000 is allowed by RE2.
-    assert!(re("(?:a{10}){100}").compiled().is_match(&"a".repeat(1000)));
-    assert!(re("(a{0}){1000}").compiled().is_match(""));
+    assert!(re("(?:a{10}){100}").probe(&"a".repeat(1000)));
+    assert!(re("(a{0}){1000}").probe(""));
     // Over the compiled-size limit: each \pL is hundreds of ranges.
     assert!(rejected(r"\pL{1000}").contains("size limit"));
     assert!(rejected(r"(\pL{50}|\w{50}){20}").contains("invalid regex"));
@@ -202,44 +225,40 @@ fn huge_repetitions_rejected_fast() {
 #[test]
 fn re2_literal_rules() {
     // `{` not starting a repetition is a literal.
-    assert!(re("^a{$").compiled().is_match("a{"));
-    assert!(re("^a{,5}$").compiled().is_match("a{,5}"));
-    assert!(re("^{x}$").compiled().is_match("{x}"));
-    assert!(re("^a{2,}$").compiled().is_match("aaa"));
-    assert!(re("^a{2,3}?$").compiled().is_match("aa"));
+    assert!(re("^a{$").probe("a{"));
+    assert!(re("^a{,5}$").probe("a{,5}"));
+    assert!(re("^{x}$").probe("{x}"));
+    assert!(re("^a{2,}$").probe("aaa"));
+    assert!(re("^a{2,3}?$").probe("aa"));
     // \Q...\E quotes; an unterminated \Q runs to the end.
-    assert!(re(r"^\Qa.b*\E+$").compiled().is_match("a.b**"));
-    assert!(re(r"^\Q(x)").compiled().is_match("(x)"));
+    assert!(re(r"^\Qa.b*\E+$").probe("a.b**"));
+    assert!(re(r"^\Q(x)").probe("(x)"));
     // Octal escapes.
-    assert!(re(r"^\101\0$").compiled().is_match("A\0"));
-    assert!(re(r"^\12$").compiled().is_match("\n"));
+    assert!(re(r"^\101\0$").probe("A\0"));
+    assert!(re(r"^\12$").probe("\n"));
     // \< and \> are the characters in RE2.
-    assert!(re(r"^\<a\>$").compiled().is_match("<a>"));
+    assert!(re(r"^\<a\>$").probe("<a>"));
     // Named groups, flags, lazy operators.
-    assert!(
-        re(r"(?P<y>\d{4})-(?<m>\d\d)")
-            .compiled()
-            .is_match("2024-01")
-    );
-    assert!(re(r"(?i)abc").compiled().is_match("ABC"));
-    assert!(re(r"(?i:a)b").compiled().is_match("Ab"));
-    assert!(!re(r"(?i:a)b").compiled().is_match("AB"));
-    assert!(re(r"(?s-i:a.)").compiled().is_match("a\n"));
-    assert_eq!(first_match(&re(r"(?U)a+"), "aaa"), Some("a"));
-    assert_eq!(first_match(&re(r"a+?"), "aaa"), Some("a"));
-    assert!(re(r"\x41\x{42}\p{Greek}\PL").compiled().is_match("ABα1"));
+    assert!(re(r"(?P<y>\d{4})-(?<m>\d\d)").probe("2024-01"));
+    assert!(re(r"(?i)abc").probe("ABC"));
+    assert!(re(r"(?i:a)b").probe("Ab"));
+    assert!(!re(r"(?i:a)b").probe("AB"));
+    assert!(re(r"(?s-i:a.)").probe("a\n"));
+    assert_eq!(first(&re(r"(?U)a+"), "aaa"), Some("a"));
+    assert_eq!(first(&re(r"a+?"), "aaa"), Some("a"));
+    assert!(re(r"\x41\x{42}\p{Greek}\PL").probe("ABα1"));
     // `\u` with four hex digits (not RE2, but JavaScript and Python).
-    assert!(re(r"^\u0041$").compiled().is_match("A"));
+    assert!(re(r"^\u0041$").probe("A"));
 }
 
 #[test]
 fn flags() {
-    assert!(re_flags("hello", "i").compiled().is_match("HeLLo"));
-    assert!(!re("hello").compiled().is_match("HeLLo"));
-    assert!(re_flags("^b$", "m").compiled().is_match("a\nb\nc"));
-    assert!(!re("^b$").compiled().is_match("a\nb\nc"));
-    assert!(re_flags("a.b", "s").compiled().is_match("a\nb"));
-    assert!(!re("a.b").compiled().is_match("a\nb"));
+    assert!(re_flags("hello", "i").probe("HeLLo"));
+    assert!(!re("hello").probe("HeLLo"));
+    assert!(re_flags("^b$", "m").probe("a\nb\nc"));
+    assert!(!re("^b$").probe("a\nb\nc"));
+    assert!(re_flags("a.b", "s").probe("a\nb"));
+    assert!(!re("a.b").probe("a\nb"));
     let r = re_flags(r"\d", "im");
     assert_eq!((r.pattern(), r.flags()), (r"\d", "im"));
     match compile("a", "g") {
@@ -247,15 +266,15 @@ fn flags() {
         Ok(_) => panic!("flag g accepted"),
     }
     // (?i) folds \w's letters as RE2 does, and keeps it ASCII-only.
-    assert!(re(r"(?i)^\w$").compiled().is_match("Q"));
-    assert!(!re(r"(?i)^\w$").compiled().is_match("É"));
+    assert!(re(r"(?i)^\w$").probe("Q"));
+    assert!(!re(r"(?i)^\w$").probe("É"));
 }
 
 #[test]
 fn no_catastrophic_backtracking() {
     let hay = format!("{}!", "a".repeat(5000));
-    assert!(!re("^(a|a)*$").compiled().is_match(&hay));
-    assert!(!re("^(a+)+$").compiled().is_match(&hay));
+    assert!(!re("^(a|a)*$").probe(&hay));
+    assert!(!re("^(a+)+$").probe(&hay));
 }
 
 #[test]
@@ -305,8 +324,8 @@ fn match_all_like_js() {
     let mut rt = TestRuntime::default();
     let got = match_all_values(&mut rt, &re("a*"), "baaa").ok();
     assert_eq!(got, Some(strs(&["", "aaa", ""])));
-    assert_eq!(all_matches(&re(r"\d+"), "a1b22"), vec!["1", "22"]);
-    assert_eq!(all_matches(&re(""), "é"), vec!["", ""]);
+    assert_eq!(every(&re(r"\d+"), "a1b22"), vec!["1", "22"]);
+    assert_eq!(every(&re(""), "é"), vec!["", ""]);
 }
 
 #[test]
@@ -474,11 +493,13 @@ fn test_method() {
 #[test]
 fn fuel_scales_with_haystack() {
     let hay = "a".repeat(16_000);
+    // Once its lazy DFA holds the states it needs, a search costs the scan.
+    let b = warm(re("b"), &hay);
     let mut rt = TestRuntime::default();
-    assert!(is_match(&mut rt, &re("b"), &hay).is_ok());
+    assert!(is_match(&mut rt, &b, &hay).is_ok());
     assert_eq!(rt.fuel_used, 1 + 1000);
     let mut small = TestRuntime::default();
-    assert!(is_match(&mut small, &re("b"), "aaaa").is_ok());
+    assert!(is_match(&mut small, &b, "aaaa").is_ok());
     assert_eq!(small.fuel_used, 1);
     // A tight budget stops the scan.
     let mut tight = TestRuntime {
@@ -531,12 +552,17 @@ fn capture_groups_are_charged_per_byte_of_the_match_before_they_are_read() {
     // finding: `huge.split(/(x+)*$/)` did ~80x the work per fuel unit).
     let hay = "x".repeat(10_000);
     let r = re(r"(x+)*$");
+    assert!(split(&mut TestRuntime::default(), &r, &hay).is_ok());
     let mut rt = TestRuntime::default();
     let got = split(&mut rt, &r, &hay).ok();
     assert_eq!(got.as_ref().map(Vec::len), Some(3));
     let capture = capture_fuel(&r, 10_000);
     assert!(capture >= 30_000, "{capture}");
-    assert_eq!(rt.fuel_used, scan_fuel(&r, &hay) + capture + PIECE_FUEL);
+    // One search finds the match, which ends the text; its groups are read.
+    assert_eq!(
+        rt.fuel_used,
+        scan_fuel(&r, &hay) + SEARCH_FUEL + capture + PIECE_FUEL
+    );
     // The same through a replacement naming the group; a template
     // without groups pays for no capture.
     let mut rt = TestRuntime::default();
@@ -564,8 +590,9 @@ fn capture_groups_are_charged_per_byte_of_the_match_before_they_are_read() {
     assert_eq!(got.as_ref().map(Vec::len), Some(201));
     assert!(rt.fuel_used >= 100 * (CAPTURE_SEARCH_FUEL + PIECE_FUEL));
     // Without groups, a split searches without the capture engine.
+    let comma = warm(re(","), &"x,".repeat(100));
     let mut rt = TestRuntime::default();
-    let got = split(&mut rt, &re(","), &"x,".repeat(100)).ok();
+    let got = split(&mut rt, &comma, &"x,".repeat(100)).ok();
     assert_eq!(got.as_ref().map(Vec::len), Some(101));
     assert!(rt.fuel_used < 100 * CAPTURE_SEARCH_FUEL);
 }
@@ -574,6 +601,7 @@ fn capture_groups_are_charged_per_byte_of_the_match_before_they_are_read() {
 fn rescanning_is_charged_per_search() {
     let hay = "a".repeat(1_600);
     let r = re(r"\w*b|a");
+    assert!(match_all_values(&mut TestRuntime::default(), &r, &hay).is_ok());
     // 1,600 matches, each search paying for the rest of the haystack.
     let mut rt = TestRuntime::default();
     let got = match_all_values(&mut rt, &r, &hay).ok();
@@ -582,14 +610,20 @@ fn rescanning_is_charged_per_search() {
         Some(1_600)
     );
     let rest: u64 = (1..1_600u64).map(|p| (1_600 - p) / 16).sum();
+    // 1,601 searches: one per match and a last one that finds none.
     assert_eq!(
         rt.fuel_used,
-        scan_fuel(&r, &hay) + rest + 1_600 * PIECE_FUEL
+        scan_fuel(&r, &hay) + rest + 1_600 * PIECE_FUEL + 1_601 * SEARCH_FUEL
     );
     // The same matches without the risky branch cost linear fuel.
+    let a = re("a");
+    assert!(match_all_values(&mut TestRuntime::default(), &a, &hay).is_ok());
     let mut plain = TestRuntime::default();
-    assert!(match_all_values(&mut plain, &re("a"), &hay).is_ok());
-    assert_eq!(plain.fuel_used, 1 + 100 + 1_600 * PIECE_FUEL);
+    assert!(match_all_values(&mut plain, &a, &hay).is_ok());
+    assert_eq!(
+        plain.fuel_used,
+        1 + 100 + 1_600 * PIECE_FUEL + 1_601 * SEARCH_FUEL
+    );
     // Under a budget, a long haystack stops with a fuel error.
     let long = "a".repeat(200_000);
     for f in [0, 1, 2] {
@@ -641,6 +675,7 @@ fn scan_cost_grows_with_pattern_size() {
     assert!(re(r"\d{4}-\d{2}-\d{2}").scan_cost() < 48);
     assert!(re(r"\d|\w|\s|\D|\W|\S|\d|\w|\s|\D|\W|\S|\d").scan_cost() < 48);
     let hay = "ab".repeat(8_000);
+    let big = warm(big, &hay);
     let mut rt = TestRuntime::default();
     assert!(is_match(&mut rt, &big, &hay).is_ok());
     assert_eq!(rt.fuel_used, 1 + 1000 * u64::from(big.scan_cost()));
@@ -682,4 +717,40 @@ fn memory_charged_before_building() {
     let mut rt = TestRuntime::default();
     assert_eq!(find_value(&mut rt, &re("b+"), "abbb").ok(), Some(s("bbb")));
     assert_eq!(rt.bytes_used, 3);
+}
+
+#[test]
+fn case_folding_is_counted_before_it_is_done() {
+    // Fuzz finding: `(?i:\p{Any}\p{Any}.a)` (22 bytes) makes the parser
+    // fold 2.2 million code points, about 50 ms, for 33,068 fuel units.
+    let any = r"(?i:\p{Any}\p{Any}.a)";
+    assert!(compile_fuel(any) >= 4_000_000, "{}", compile_fuel(any));
+    assert!(compile_fuel(r"\p{Any}\p{Any}.a") < 10_000);
+    let counted = prepare(r"[\s\S]", "i", u64::MAX).map(|p| p.compiled_bytes());
+    assert!(
+        counted.as_ref().is_ok_and(|&b| b >= 2_000_000),
+        "{counted:?}"
+    );
+    // A small allowance refuses it before anything is folded.
+    assert!(matches!(
+        prepare(r"[\s\S]", "i", 1_000_000),
+        Err(Refusal::OverAllowance)
+    ));
+    // Case-sensitive, or negated (folded before negation): cheap.
+    assert!(prepare(r"[\s\S]", "", u64::MAX).is_ok_and(|p| p.compiled_bytes() < 100_000));
+    assert!(prepare(r"[^a]", "i", u64::MAX).is_ok_and(|p| p.compiled_bytes() < 100_000));
+    // A pattern over the length limit is not parsed for its classes (fuzz
+    // finding: a 1 MiB pattern's syntax tree took hundreds of MB).
+    let long = format!("(?i){}", "[a]".repeat(20_000));
+    let states = |p: &str| super::translate::translate(p).map_or(0, |t| t.size);
+    assert_eq!(
+        compile_fuel(&long),
+        64 + 32 * long.len() as u64 + 16 * states(&long)
+    );
+    // Under the limit, each class folds two code points: 4 more each.
+    let short = format!("(?i){}", "[ab]".repeat(2_000));
+    assert_eq!(
+        compile_fuel(&short),
+        64 + 32 * short.len() as u64 + 16 * states(&short) + 4 * 2_000
+    );
 }
