@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3_arrow::input::AnyRecordBatch;
 use pyo3_arrow::{PyArray, PyRecordBatch, PyTable};
-use xpr_arrow::{BatchError, BatchOptions, OnError};
+use xpr_arrow::{BatchError, BatchOptions, Budget, OnError};
 
 use crate::errors;
 
@@ -52,10 +52,7 @@ pub(crate) fn evaluate<'py>(
                 .map_err(|e| PyValueError::new_err(e.to_string()))?
         }
     };
-    let options = BatchOptions {
-        on_error,
-        ..BatchOptions::default()
-    };
+    let options = options(on_error);
     let result: Result<ArrayRef, BatchError> =
         py.detach(|| xpr_arrow::evaluate_batch(program, &batch, &options));
     let array = result.map_err(|e| batch_error(py, source, 0, &e))?;
@@ -74,10 +71,7 @@ pub(crate) fn filter<'py>(
     data: AnyRecordBatch,
     on_error: OnError,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let options = BatchOptions {
-        on_error,
-        ..BatchOptions::default()
-    };
+    let options = options(on_error);
     let run = |batches: &[RecordBatch]| -> Result<Vec<RecordBatch>, (usize, BatchError)> {
         let mut offset = 0;
         let mut kept = Vec::with_capacity(batches.len());
@@ -101,5 +95,18 @@ pub(crate) fn filter<'py>(
             let kept = py.detach(|| run(&batches)).map_err(fail)?;
             PyTable::try_new(kept, schema)?.into_pyarrow(py)
         }
+    }
+}
+
+/// The batch's options: each row is held to the program's per-run limits,
+/// and the batch as a whole to what its rows may use one by one
+/// (`Budget::PerRow`), as `evaluate_many` holds each record: a table of
+/// any length runs with the limits `compile` was given.
+fn options(on_error: OnError) -> BatchOptions {
+    BatchOptions {
+        on_error,
+        fuel: Budget::PerRow,
+        memory: Budget::PerRow,
+        ..BatchOptions::default()
     }
 }

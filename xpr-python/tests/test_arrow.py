@@ -84,3 +84,19 @@ def test_pandas_frames_go_through_arrow():
 def test_anything_else_is_refused():
     with pytest.raises((TypeError, ValueError)):
         xpr_rs.compile("1").evaluate_arrow([1, 2])
+
+
+def test_each_row_is_held_to_the_limits_not_the_batch_to_one_run():
+    # 500 rows of a comparison chain: more fuel in all than one run may
+    # use, and each row well within it. The batch runs, as evaluate_many
+    # would; a row that spends its own limit is still that row's error.
+    rule = xpr_rs.compile("a > 1 && a < 100 && a != 7 && a != 8", fuel=40)
+    table = pa.table({"a": list(range(500))})
+    assert rule.evaluate_arrow(table).to_pylist() == [
+        rule.evaluate({"a": a}) for a in range(500)
+    ]
+    assert len(rule.filter_arrow(table)) == sum(1 < a < 100 and a not in (7, 8) for a in range(500))
+    costly = xpr_rs.compile("range(a).sum()", fuel=200)
+    with pytest.raises(xpr_rs.XprFuelError) as e:
+        costly.evaluate_arrow(pa.table({"a": [1, 2, 10_000]}))
+    assert e.value.row == 2
