@@ -29,9 +29,11 @@
 //! Names follow serde's attributes: `#[xpr(rename = "...")]` and
 //! `#[xpr(rename_all = "...")]` (`lowercase`, `UPPERCASE`, `PascalCase`,
 //! `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`,
-//! `SCREAMING-KEBAB-CASE`), `#[xpr(skip)]`; a struct that already carries
-//! `#[serde(rename ...)]`, `#[serde(rename_all ...)]` or `#[serde(skip)]`
-//! (or `skip_serializing`) is read by the names it serializes to, unless an
+//! `SCREAMING-KEBAB-CASE`), `#[xpr(skip)]`, `#[xpr(flatten)]` (a field
+//! whose own fields are read as this struct's: its type derives `Context`
+//! too); a struct that already carries `#[serde(rename ...)]`,
+//! `#[serde(rename_all ...)]`, `#[serde(skip)]` (or `skip_serializing`) or
+//! `#[serde(flatten)]` is read by the names it serializes to, unless an
 //! `xpr` attribute says otherwise.
 
 use proc_macro::TokenStream;
@@ -57,6 +59,7 @@ struct Names {
     rename: Option<String>,
     rename_all: Option<String>,
     skip: bool,
+    flatten: bool,
 }
 
 impl Names {
@@ -75,8 +78,12 @@ impl Names {
                         ours.rename_all = Some(meta.value()?.parse::<LitStr>()?.value());
                     } else if meta.path.is_ident("skip") {
                         ours.skip = true;
+                    } else if meta.path.is_ident("flatten") {
+                        ours.flatten = true;
                     } else {
-                        return Err(meta.error("expected `rename`, `rename_all` or `skip`"));
+                        return Err(
+                            meta.error("expected `rename`, `rename_all`, `skip` or `flatten`")
+                        );
                     }
                     Ok(())
                 })?;
@@ -94,6 +101,8 @@ impl Names {
                         }
                     } else if key.is_ident("skip") || key.is_ident("skip_serializing") {
                         serde.skip = true;
+                    } else if key.is_ident("flatten") {
+                        serde.flatten = true;
                     } else if meta.input.peek(syn::Token![=]) {
                         let _: syn::Expr = meta.value()?.parse()?;
                     } else if meta.input.peek(syn::token::Paren) {
@@ -112,6 +121,7 @@ impl Names {
             rename: ours.rename.or(serde.rename),
             rename_all: ours.rename_all.or(serde.rename_all),
             skip: ours.skip || serde.skip,
+            flatten: ours.flatten || serde.flatten,
         })
     }
 }
@@ -190,12 +200,17 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     let container = Names::of(&input.attrs)?;
     let mut names: Vec<String> = Vec::new();
     let mut members = Vec::new();
+    let mut flattened = Vec::new();
     for field in fields {
         let attrs = Names::of(&field.attrs)?;
         if attrs.skip {
             continue;
         }
         let ident = field.ident.as_ref().expect("named field");
+        if attrs.flatten {
+            flattened.push(ident);
+            continue;
+        }
         let raw = ident.to_string();
         let raw = raw.strip_prefix("r#").unwrap_or(&raw);
         let name = match (attrs.rename, &container.rename_all) {
@@ -229,7 +244,14 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             fn get(&self, name: &str) -> ::core::option::Option<::xpr::Value> {
                 match name {
                     #( #names => ::xpr::ToValue::to_value(&self.#members, ::xpr::bind::MAX_DEPTH), )*
-                    _ => ::core::option::Option::None,
+                    _ => {
+                        #(
+                            if let ::core::option::Option::Some(v) = ::xpr::Context::get(&self.#flattened, name) {
+                                return ::core::option::Option::Some(v);
+                            }
+                        )*
+                        ::core::option::Option::None
+                    }
                 }
             }
 
@@ -237,7 +259,14 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             fn lookup(&self, name: &str, _hash: u64) -> ::core::option::Option<::xpr::Field<'_>> {
                 match name {
                     #( #names => ::xpr::ToValue::to_field(&self.#members), )*
-                    _ => ::core::option::Option::None,
+                    _ => {
+                        #(
+                            if let ::core::option::Option::Some(v) = ::xpr::Context::lookup(&self.#flattened, name, _hash) {
+                                return ::core::option::Option::Some(v);
+                            }
+                        )*
+                        ::core::option::Option::None
+                    }
                 }
             }
         }
@@ -247,6 +276,15 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 let depth = depth.checked_sub(1)?;
                 let mut map = ::xpr::Map::default();
                 #( map.insert(::core::convert::From::from(#names), ::xpr::ToValue::to_value(&self.#members, depth)?); )*
+                // A flattened struct's fields join this object (its own
+                // level is this one).
+                #(
+                    if let ::xpr::Value::Object(inner) = ::xpr::ToValue::to_value(&self.#flattened, depth + 1)? {
+                        for (k, v) in inner.map() {
+                            map.entry(k.clone()).or_insert_with(|| v.clone());
+                        }
+                    }
+                )*
                 ::core::option::Option::Some(::xpr::Value::object(map))
             }
         }

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::context::Field;
+use std::hash::BuildHasher;
+
+use crate::context::{Context, Field};
 use crate::value::{Map, Value};
 
 /// Levels of nesting a host value may have when it is converted: the same
@@ -250,6 +252,31 @@ impl<K: AsRef<str>, V: ToValue, S> ToValue for HashMap<K, V, S> {
     }
 }
 
+/// A string-keyed map of host values as a context: a variable is the entry
+/// of that name, converted when read.
+impl<V: ToValue, S: BuildHasher> Context for HashMap<String, V, S> {
+    fn get(&self, name: &str) -> Option<Value> {
+        HashMap::get(self, name)?.to_value(MAX_DEPTH)
+    }
+
+    #[inline]
+    fn lookup(&self, name: &str, _: u64) -> Option<Field<'_>> {
+        HashMap::get(self, name)?.to_field()
+    }
+}
+
+/// As the `HashMap` context.
+impl<V: ToValue> Context for BTreeMap<String, V> {
+    fn get(&self, name: &str) -> Option<Value> {
+        BTreeMap::get(self, name)?.to_value(MAX_DEPTH)
+    }
+
+    #[inline]
+    fn lookup(&self, name: &str, _: u64) -> Option<Field<'_>> {
+        BTreeMap::get(self, name)?.to_field()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +333,21 @@ mod tests {
         m.insert("x".into(), Value::Bool(true));
         m.insert("y".into(), Value::Null);
         assert_eq!(value(&b), Some(Value::object(m)));
+    }
+
+    #[test]
+    fn string_keyed_maps_are_contexts() {
+        let h: HashMap<String, Option<String>> =
+            [("a".into(), Some("x".into())), ("b".into(), None)].into();
+        assert!(matches!(h.lookup("a", 0), Some(Field::Str("x"))));
+        assert_eq!(Context::get(&h, "b"), Some(Value::Null));
+        assert!(h.lookup("c", 0).is_none());
+        let b: BTreeMap<String, Vec<u8>> = [("v".into(), vec![1])].into();
+        assert_eq!(
+            Context::get(&b, "v"),
+            Some(Value::array(vec![Value::Number(1.0)]))
+        );
+        assert!(Context::get(&b, "w").is_none());
     }
 
     #[test]

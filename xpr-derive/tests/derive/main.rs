@@ -232,3 +232,42 @@ fn a_struct_is_a_context_for_every_entry_point() {
     assert_eq!(xpr::Context::get(&typed, "id"), Some(Value::Number(7.0)));
     assert_eq!(xpr::Context::get(&typed, "nope"), None);
 }
+
+#[derive(xpr::Context, Serialize)]
+struct Audit {
+    user: &'static str,
+    at: u32,
+}
+
+#[derive(xpr::Context, Serialize)]
+struct Event {
+    kind: &'static str,
+    #[serde(flatten)]
+    audit: Audit,
+    #[xpr(flatten)]
+    #[serde(flatten)]
+    more: BTreeMap<String, i32>,
+}
+
+#[test]
+fn flattened_fields_are_read_as_the_struct_s_own() {
+    let e = Event {
+        kind: "login",
+        audit: Audit { user: "ada", at: 9 },
+        more: BTreeMap::new(),
+    };
+    let json = serde_json::to_value(&e).unwrap();
+    for source in [
+        "user",
+        "at",
+        "kind",
+        "[kind, user, at]",
+        "keys(audit ?? {})",
+    ] {
+        assert_eq!(
+            run(source, &e).map_err(|e| e.to_string()),
+            run(source, &json).map_err(|e| e.to_string()),
+            "{source}"
+        );
+    }
+}
