@@ -368,6 +368,9 @@ fn predicate_on(c: &mut Criterion, case: &'static str, typed: xpr_bench::Booking
                 if verified(case, id, Ok(got), &xpr::Value::Bool(want)) {
                     let mut vm = xpr::Vm::new();
                     g.bench_function(id, |b| b.iter(|| program.run_in(&mut vm, black_box(&ctx))));
+                    if id == "xpr" && case == "a" {
+                        shapes::json_entry_points(&mut g, &program, &record, want);
+                    }
                 }
             }
             Err(e) => not_measured(case, id, &e),
@@ -760,6 +763,7 @@ fn case_c(c: &mut Criterion) {
         }
         Err(e) => not_measured(CASE, "rune", &e),
     }
+    shapes::number_only_peers(&mut g, &typed, want);
     g.finish();
 }
 

@@ -1,3 +1,8 @@
+//! Shapes of issue 21 beyond the engines' own cases: typed binding
+//! (`case_a_typed`), the JSON entry points beside `run_in` with a kept VM
+//! (`json_entry_points`), and the number-only evaluators beside case c
+//! (`number_only_peers`).
+//!
 //! Case a_typed: case a over 1,024 typed `Booking` structs, each engine
 //! binding the four fields from the struct for every record, the way a host
 //! with typed data calls it (issue 21's "binding host data").
@@ -11,7 +16,8 @@
 
 use std::sync::Arc;
 
-use criterion::Criterion;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion};
 use std::hint::black_box;
 use xpr_bench::{BIND_RECORDS, Booking, PREDICATE, bookings, predicate_typed};
 
@@ -172,4 +178,96 @@ pub fn case_a_typed(c: &mut Criterion) {
         Err(e) => not_measured(CASE, "rune", &e),
     }
     g.finish();
+}
+
+/// Case a's record as `serde_json`, through the entry points a host with
+/// JSON would use: `run_in` with a kept VM and the `serde_json` map as the
+/// context (`xpr_json_in`), and `run_json` (`xpr_run_json`: the VM is the
+/// thread's own).
+#[cfg(feature = "xpr")]
+pub fn json_entry_points(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    program: &xpr::Program,
+    record: &serde_json::Value,
+    want: bool,
+) {
+    let Some(map) = record.as_object() else {
+        return not_measured("a", "xpr_json_in", "the record is no object");
+    };
+    let mut vm = xpr::Vm::new();
+    let want = xpr::Value::Bool(want);
+    let got = program.run_in(&mut vm, map).map_err(|e| e.to_string());
+    if verified("a", "xpr_json_in", got, &want) {
+        g.bench_function("xpr_json_in", |b| {
+            b.iter(|| program.run_in(&mut vm, black_box(map)))
+        });
+    }
+    let got = program.run_json(record).map_err(|e| e.to_string());
+    if verified("a", "xpr_run_json", got, &want) {
+        g.bench_function("xpr_run_json", |b| {
+            b.iter(|| program.run_json(black_box(record)))
+        });
+    }
+}
+
+/// exmex and fasteval on case c: they evaluate numbers only (no strings,
+/// no collections, no budgets), which is why the floor lets them be up to
+/// 1.5x faster than xpr. Both compile once; the variables are handed over
+/// per evaluation (exmex: a slice in the order of its variable names;
+/// fasteval: a callback naming them).
+pub fn number_only_peers(g: &mut BenchmarkGroup<'_, WallTime>, n: &xpr_bench::Numbers, want: f64) {
+    use exmex::Express;
+    const CASE: &str = "c";
+    const ARITH: &str = "(a + b) * c - d / e";
+    // exmex reads `e` as Euler's number: its fifth variable is `v`.
+    match exmex::FlatEx::<f64>::parse("(a + b) * c - d / v") {
+        Ok(expr) => {
+            // The values in the order of exmex's variable names.
+            let vars: Vec<f64> = expr
+                .var_names()
+                .iter()
+                .map(|name| match name.as_str() {
+                    "a" => n.a,
+                    "b" => n.b,
+                    "c" => n.c,
+                    "d" => n.d,
+                    "v" => n.e,
+                    _ => f64::NAN,
+                })
+                .collect();
+            let got = expr.eval(&vars).map_err(|e| e.to_string());
+            if verified(CASE, "exmex", got, &want) {
+                g.bench_function("exmex", |b| b.iter(|| expr.eval(black_box(&vars))));
+            }
+        }
+        Err(e) => not_measured(CASE, "exmex", &e.to_string()),
+    }
+
+    let mut slab = fasteval::Slab::new();
+    let parsed = fasteval::Parser::new().parse(ARITH, &mut slab.ps).map(|e| {
+        use fasteval::Compiler;
+        e.from(&slab.ps).compile(&slab.ps, &mut slab.cs)
+    });
+    match parsed {
+        Ok(compiled) => {
+            use fasteval::Evaler;
+            let mut names = |name: &str, _: Vec<f64>| -> Option<f64> {
+                match name {
+                    "a" => Some(n.a),
+                    "b" => Some(n.b),
+                    "c" => Some(n.c),
+                    "d" => Some(n.d),
+                    "e" => Some(n.e),
+                    _ => None,
+                }
+            };
+            let got = compiled.eval(&slab, &mut names).map_err(|e| e.to_string());
+            if verified(CASE, "fasteval", got, &want) {
+                g.bench_function("fasteval", |b| {
+                    b.iter(|| compiled.eval(black_box(&slab), &mut names))
+                });
+            }
+        }
+        Err(e) => not_measured(CASE, "fasteval", &e.to_string()),
+    }
 }

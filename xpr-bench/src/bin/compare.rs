@@ -21,15 +21,19 @@ const CASES: [&str; 9] = [
     "a", "a_exit", "a_bind", "a_typed", "b", "c", "d", "compile", "pipeline",
 ];
 /// Engines in column order; others found follow, sorted.
-const ENGINES: [&str; 8] = [
+const ENGINES: [&str; 12] = [
     "xpr",
     "xpr_nofuel",
     "xpr_map",
+    "xpr_json_in",
+    "xpr_run_json",
     "typed_closure",
     "json_closure",
     "cel",
     "rhai",
     "rune",
+    "exmex",
+    "fasteval",
 ];
 /// The peers, among the engines.
 const PEERS: [&str; 3] = ["cel", "rhai", "rune"];
@@ -340,6 +344,24 @@ fn floors(cell: &dyn Fn(&str, &str) -> Option<f64>) -> Vec<String> {
         "a_typed: xpr through the derive / xpr case a",
         div(cell("a_typed", "xpr"), cell("a", "xpr")),
         1.2,
+        true,
+        "x",
+    ));
+    lines.push(check(
+        "a: run_json / run_in with a kept VM, both on the serde_json record",
+        div(cell("a", "xpr_run_json"), cell("a", "xpr_json_in")),
+        1.2,
+        true,
+        "x",
+    ));
+    let number_only = ["exmex", "fasteval"]
+        .iter()
+        .filter_map(|p| cell("c", p))
+        .min_by(f64::total_cmp);
+    lines.push(check(
+        "c: xpr / fastest number-only evaluator (exmex, fasteval)",
+        div(cell("c", "xpr"), number_only),
+        1.5,
         true,
         "x",
     ));
