@@ -19,9 +19,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value as Json, json};
 use xpr_bench::{
     BIND_RECORDS, FlightSource, ITEMS, PIPELINE_RECORDS, PREDICATE, arith_json, arith_typed,
-    booking, bookings, criterion_dir, filter_map_json, filter_map_typed, flights, items,
-    items_json, numbers, person, pipeline_json, pipeline_typed, predicate_json, predicate_typed,
-    upper_json, upper_typed,
+    booking, booking_early_exit, bookings, criterion_dir, filter_map_json, filter_map_typed,
+    flights, items, items_json, numbers, person, pipeline_json, pipeline_typed, predicate_json,
+    predicate_typed, upper_json, upper_typed,
 };
 
 /// Case b in XPR (and, as written, in rhai's and rune's closure syntax below).
@@ -322,6 +322,9 @@ mod rune_side {
 
 /// The criterion settings of every group: short, so that the whole run
 /// stays under about ten minutes on a shared 2-core machine.
+#[path = "compare/shapes.rs"]
+mod shapes;
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -332,16 +335,26 @@ fn config() -> Criterion {
 
 /// Case a: the predicate on one record, bound once.
 fn case_a(c: &mut Criterion) {
-    const CASE: &str = "a";
-    let typed = booking();
+    predicate_on(c, "a", booking());
+}
+
+/// Case a_exit: case a on a record where the predicate is decided after two
+/// of its four comparisons (`Origin == "MOW"`, `Value >= 100`): what is
+/// left of a run is its fixed cost.
+fn case_a_exit(c: &mut Criterion) {
+    predicate_on(c, "a_exit", booking_early_exit());
+}
+
+/// Case a's predicate on one record, by every engine.
+fn predicate_on(c: &mut Criterion, case: &'static str, typed: xpr_bench::Booking) {
     let record = typed.to_json();
     let want = predicate_typed(&typed);
-    let mut g = c.benchmark_group(CASE);
+    let mut g = c.benchmark_group(case);
 
     g.bench_function("typed_closure", |b| {
         b.iter(|| predicate_typed(black_box(&typed)))
     });
-    if verified(CASE, "json_closure", Ok(predicate_json(&record)), &want) {
+    if verified(case, "json_closure", Ok(predicate_json(&record)), &want) {
         g.bench_function("json_closure", |b| {
             b.iter(|| predicate_json(black_box(&record)))
         });
@@ -352,12 +365,15 @@ fn case_a(c: &mut Criterion) {
         let ctx = xpr_side::context(&record);
         match xpr_side::check(&engine, PREDICATE, &ctx) {
             Ok((program, got)) => {
-                if verified(CASE, id, Ok(got), &xpr::Value::Bool(want)) {
+                if verified(case, id, Ok(got), &xpr::Value::Bool(want)) {
                     let mut vm = xpr::Vm::new();
                     g.bench_function(id, |b| b.iter(|| program.run_in(&mut vm, black_box(&ctx))));
+                    if id == "xpr" && case == "a" {
+                        shapes::json_entry_points(&mut g, &program, &record, want);
+                    }
                 }
             }
-            Err(e) => not_measured(CASE, id, &e),
+            Err(e) => not_measured(case, id, &e),
         }
     }
 
@@ -366,7 +382,7 @@ fn case_a(c: &mut Criterion) {
     match cel_side::compile(&env, PREDICATE) {
         Ok(p) => {
             if verified(
-                CASE,
+                case,
                 "cel",
                 cel_side::run(&p, &ctx),
                 &cel::Value::Bool(want),
@@ -374,7 +390,7 @@ fn case_a(c: &mut Criterion) {
                 g.bench_function("cel", |b| b.iter(|| p.execute(black_box(&ctx))));
             }
         }
-        Err(e) => not_measured(CASE, "cel", &e),
+        Err(e) => not_measured(case, "cel", &e),
     }
 
     let engine = rhai::Engine::new();
@@ -384,13 +400,13 @@ fn case_a(c: &mut Criterion) {
             let got = engine
                 .eval_ast_with_scope::<bool>(&mut scope, &ast)
                 .map_err(|e| e.to_string());
-            if verified(CASE, "rhai", got, &want) {
+            if verified(case, "rhai", got, &want) {
                 g.bench_function("rhai", |b| {
                     b.iter(|| engine.eval_ast_with_scope::<bool>(black_box(&mut scope), &ast))
                 });
             }
         }
-        Err(e) => not_measured(CASE, "rhai", &e.to_string()),
+        Err(e) => not_measured(case, "rhai", &e.to_string()),
     }
 
     let run = || -> Result<_, String> {
@@ -406,7 +422,7 @@ fn case_a(c: &mut Criterion) {
                 .call(main, (o.clone(), co.clone(), v.clone(), ad.clone()))
                 .map_err(|e| format!("{e:?}"))
                 .and_then(|v| rune::from_value::<bool>(v).map_err(|e| format!("{e:?}")));
-            if verified(CASE, "rune", got, &want) {
+            if verified(case, "rune", got, &want) {
                 g.bench_function("rune", |b| {
                     b.iter(|| {
                         vm.call(
@@ -417,7 +433,7 @@ fn case_a(c: &mut Criterion) {
                 });
             }
         }
-        Err(e) => not_measured(CASE, "rune", &e),
+        Err(e) => not_measured(case, "rune", &e),
     }
     g.finish();
 }
@@ -747,6 +763,7 @@ fn case_c(c: &mut Criterion) {
         }
         Err(e) => not_measured(CASE, "rune", &e),
     }
+    shapes::number_only_peers(&mut g, &typed, want);
     g.finish();
 }
 
@@ -1014,6 +1031,6 @@ fn case_pipeline(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = config();
-    targets = case_a, case_a_bind, case_b, case_c, case_d, case_compile, case_pipeline
+    targets = case_a, case_a_exit, case_a_bind, shapes::case_a_typed, case_b, case_c, case_d, case_compile, case_pipeline
 }
 criterion_main!(benches);

@@ -6,7 +6,7 @@
 //! valgrind --tool=callgrind target/release/examples/profile a 100000 [nofuel]
 //! ```
 //!
-//! Cases: `a`, `a_bind`, `b`, `c`, `d`, `compile`, `pipeline`. Dividing the
+//! Cases: `a`, `a_exit`, `a_bind`, `a_typed`, `b`, `c`, `d`, `compile`, `pipeline`. Dividing the
 //! instruction count of N runs minus that of 0 runs by N gives the cost of
 //! one evaluation in instructions.
 
@@ -14,7 +14,8 @@ use std::hint::black_box;
 
 use serde_json::Value as Json;
 use xpr_bench::{
-    BIND_RECORDS, PREDICATE, booking, bookings, flights, items, items_json, numbers, person,
+    BIND_RECORDS, PREDICATE, booking, booking_early_exit, bookings, flights, items, items_json,
+    numbers, person,
 };
 
 const FILTER_MAP: &str = "items.filter(x => x.price > 50).map(x => x.name)";
@@ -44,7 +45,8 @@ fn main() {
     });
     let mut vm = xpr::Vm::new();
     let (src, record) = match case.as_str() {
-        "a" | "a_bind" | "compile" => (PREDICATE, booking().to_json()),
+        "a" | "a_bind" | "a_typed" | "compile" => (PREDICATE, booking().to_json()),
+        "a_exit" => (PREDICATE, booking_early_exit().to_json()),
         "b" => (
             FILTER_MAP,
             serde_json::json!({ "items": items_json(&items(100)) }),
@@ -82,6 +84,13 @@ fn main() {
             if let Some(o) = objects.get(i % objects.len().max(1)) {
                 black_box(program.run_in(&mut vm, *o).is_ok());
             }
+        }
+        return;
+    }
+    if case == "a_typed" {
+        let typed = bookings(BIND_RECORDS);
+        for i in 0..n {
+            black_box(program.run_in(&mut vm, &typed[i % typed.len()]).is_ok());
         }
         return;
     }

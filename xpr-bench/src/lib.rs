@@ -31,8 +31,10 @@ pub const PIPELINE_RECORDS: usize = 1000;
 /// How many flights case pipeline keeps after sorting.
 pub const PIPELINE_TAKE: usize = 10;
 
-/// The record of case a, typed.
+/// The record of case a, typed; with the `xpr` feature also a context
+/// through `#[derive(xpr::Context)]`, by the names the expressions use.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "xpr", derive(xpr::Context), xpr(rename_all = "PascalCase"))]
 pub struct Booking {
     /// Airport code, e.g. `"SVO"`.
     pub origin: String,
@@ -65,6 +67,17 @@ pub fn booking() -> Booking {
         country: "RU".into(),
         value: 50,
         adults: 1,
+    }
+}
+
+/// A record of case a decided after two comparisons: `Origin == "MOW"`
+/// and `Value >= 100` hold, so neither `||` reads its right-hand side.
+pub fn booking_early_exit() -> Booking {
+    Booking {
+        origin: "MOW".into(),
+        country: "FR".into(),
+        value: 150,
+        adults: 2,
     }
 }
 

@@ -2,6 +2,7 @@
 //! budgets, and the standard library. It knows nothing of syntax: programs
 //! come from `xpr-compiler` (or are built by hand in tests).
 
+pub mod bind;
 pub mod capabilities;
 pub mod compare;
 pub mod context;
@@ -19,6 +20,7 @@ pub mod suggest;
 pub mod value;
 pub mod vm;
 
+pub use bind::ToValue;
 pub use capabilities::Capabilities;
 pub use context::{Context, Field};
 pub use error::{Error, ErrorKind, Span};

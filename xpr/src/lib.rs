@@ -55,10 +55,18 @@ pub use diagnostic::{Diagnostic, Severity, render_error};
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, SyntaxError, WallCeiling};
 pub use expect::ValueType;
 pub use lint::Lint;
+pub use xpr_vm::bind;
 pub use xpr_vm::foreign;
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::{
     Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, Field, HostError, Key,
-    Map, Meter, Span, Stopwatch, SystemStopwatch, Value, Vm,
+    Map, Meter, Span, Stopwatch, SystemStopwatch, ToValue, Value, Vm,
 };
+
+/// `#[derive(Context)]` (feature `derive`): a host struct as a program's
+/// context, read field by field by name, nothing converted up front; see
+/// [`ToValue`] for the field types and the crate `xpr-derive` for the
+/// attributes (`rename`, `rename_all`, `skip`, and serde's).
+#[cfg(feature = "derive")]
+pub use xpr_derive::Context;

@@ -1,7 +1,7 @@
 //! Prints one table of the benchmarks' results: nanoseconds per evaluation
 //! for every engine and case, the ratio of xpr to the `serde_json::Value`
 //! closure, how many times slower the best peer is, xpr's fuel on/off
-//! ratio, and a check of each floor of issue 7.
+//! ratio, and a check of each floor of issues 7 and 21.
 //!
 //! Usage: `compare [--mean] [CRITERION_DIR ...]` (default: the workspace's
 //! `target/criterion`, or `$CRITERION_HOME`, or `$CARGO_TARGET_DIR/criterion`).
@@ -17,16 +17,23 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 /// Cases in the order the table lists them; others found follow, sorted.
-const CASES: [&str; 7] = ["a", "a_bind", "b", "c", "d", "compile", "pipeline"];
+const CASES: [&str; 9] = [
+    "a", "a_exit", "a_bind", "a_typed", "b", "c", "d", "compile", "pipeline",
+];
 /// Engines in column order; others found follow, sorted.
-const ENGINES: [&str; 7] = [
+const ENGINES: [&str; 12] = [
     "xpr",
     "xpr_nofuel",
+    "xpr_map",
+    "xpr_json_in",
+    "xpr_run_json",
     "typed_closure",
     "json_closure",
     "cel",
     "rhai",
     "rune",
+    "exmex",
+    "fasteval",
 ];
 /// The peers, among the engines.
 const PEERS: [&str; 3] = ["cel", "rhai", "rune"];
@@ -250,7 +257,7 @@ fn render(table: &Table, statistic: &str, runs: usize, newest: Option<SystemTime
     );
     let _ = writeln!(out, "fuel on/off: xpr / xpr_nofuel.");
     let _ = writeln!(out);
-    let _ = writeln!(out, "Floors (issue 7):");
+    let _ = writeln!(out, "Floors (issues 7 and 21):");
     for line in floors(&cell) {
         let _ = writeln!(out, "  {line}");
     }
@@ -272,7 +279,7 @@ fn check(name: &str, value: Option<f64>, limit: f64, at_most: bool, unit: &str) 
     }
 }
 
-/// Every floor of issue 7 that the table can check.
+/// Every floor of issues 7 and 21 that the table can check.
 fn floors(cell: &dyn Fn(&str, &str) -> Option<f64>) -> Vec<String> {
     let div = |a: Option<f64>, b: Option<f64>| match (a, b) {
         (Some(a), Some(b)) if b > 0.0 => Some(a / b),
@@ -322,6 +329,48 @@ fn floors(cell: &dyn Fn(&str, &str) -> Option<f64>) -> Vec<String> {
             div(cell(case, "xpr"), cell(case, "json_closure")),
             2.0,
             true,
+            "x",
+        ));
+    }
+    // Issue 21: the fixed cost per run, and typed binding.
+    lines.push(check(
+        "a_exit: xpr / json closure (decided after two comparisons)",
+        div(cell("a_exit", "xpr"), cell("a_exit", "json_closure")),
+        1.2,
+        true,
+        "x",
+    ));
+    lines.push(check(
+        "a_typed: xpr through the derive / xpr case a",
+        div(cell("a_typed", "xpr"), cell("a", "xpr")),
+        1.2,
+        true,
+        "x",
+    ));
+    lines.push(check(
+        "a: run_json / run_in with a kept VM, both on the serde_json record",
+        div(cell("a", "xpr_run_json"), cell("a", "xpr_json_in")),
+        1.2,
+        true,
+        "x",
+    ));
+    let number_only = ["exmex", "fasteval"]
+        .iter()
+        .filter_map(|p| cell("c", p))
+        .min_by(f64::total_cmp);
+    lines.push(check(
+        "c: xpr / fastest number-only evaluator (exmex, fasteval)",
+        div(cell("c", "xpr"), number_only),
+        1.5,
+        true,
+        "x",
+    ));
+    for case in ["a_exit", "a_typed"] {
+        lines.push(check(
+            &format!("{case}: fastest peer / xpr"),
+            slowest_ratio_floor(case),
+            2.0,
+            false,
             "x",
         ));
     }
