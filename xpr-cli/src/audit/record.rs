@@ -7,12 +7,15 @@ use xpr::Value;
 
 use super::super::json_out;
 
-/// The record lines of one chunk, built by copies of a fixed size into a
-/// line kept here, then appended to the chunk's log buffer with one more:
-/// a line costs about a hundred instructions and one capacity check of
-/// the buffer. What two lines in a row usually share is kept as text: the
+/// The record lines of one chunk, written straight into the chunk's log
+/// buffer by copies of a fixed size: the buffer is grown by a block of
+/// zeros, the pieces are copied over it, and it is cut to the line's
+/// length. What two lines in a row usually share is kept as text: the
 /// record number (incremented as text: usually one digit changes) and the
-/// `fuel` and `memory_bytes` part (formatted again only when it changes).
+/// `fuel` and `memory_bytes` part (formatted again only when it changes);
+/// the time's digits are worked out in a register and stored at once.
+/// Nothing is read back soon after it was written in pieces, which stalls
+/// the processor (a store that does not forward to a wider load).
 #[derive(Debug, Clone)]
 pub struct RecordLines {
     /// The record number.
@@ -25,18 +28,19 @@ pub struct RecordLines {
     /// `,"fuel":F,"memory_bytes":M,"cpu_ns":`.
     usage: [u8; USAGE],
     usage_len: usize,
-    /// The line being built.
-    line: [u8; LINE],
 }
 
 /// Room for `{"record":N,` (31 bytes at most).
 const HEAD: usize = 32;
 /// Room for `,"fuel":F,"memory_bytes":M,"cpu_ns":` (74 bytes at most).
 const USAGE: usize = 80;
-/// Room for the longest line with a short result (141 bytes: a 20-digit
-/// record number, `"result":false`, three 20-digit integers) and for the
-/// copies of a fixed size that build it.
-const LINE: usize = 160;
+/// The block a line is built in: any line whose pieces' copies fit (all
+/// but those with numbers of a dozen digits and more; those are appended
+/// piece by piece).
+const BLOCK: usize = 128;
+/// Times below this many nanoseconds (0.1 s) have their digits worked
+/// out in a register.
+const SHORT_TIME: u64 = 100_000_000;
 
 /// `"result":` and a short result, padded to a copy of a fixed size.
 const TRUE: (&[u8; 16], usize) = (b"\"result\":true   ", 13);
@@ -53,7 +57,6 @@ impl RecordLines {
             usage_of: None,
             usage: [0; USAGE],
             usage_len: 0,
-            line: [0; LINE],
         };
         lines.number(record);
         lines
@@ -100,12 +103,23 @@ impl RecordLines {
             Value::Null => NULL,
             _ => return false,
         };
-        self.line[..HEAD].copy_from_slice(&self.head);
-        let mut at = self.head_len;
-        self.line[at..at + 16].copy_from_slice(text);
-        at += len;
-        let end = self.put_tail(at, fuel, memory, ns);
-        self.emit(out, end);
+        self.usage(fuel, memory);
+        let result_at = self.head_len;
+        let usage_at = result_at + len;
+        if ns >= SHORT_TIME || usage_at + self.usage_len + 10 > BLOCK {
+            self.head(out);
+            out.extend_from_slice(&text[..len]);
+            self.tail_in_pieces(out, ns);
+            return true;
+        }
+        let start = out.len();
+        out.extend_from_slice(&[0; BLOCK]);
+        let block = &mut out[start..start + BLOCK];
+        block[..HEAD].copy_from_slice(&self.head);
+        block[result_at..result_at + 16].copy_from_slice(text);
+        block[usage_at..usage_at + USAGE].copy_from_slice(&self.usage);
+        let end = time_text(block, usage_at + self.usage_len, ns);
+        out.truncate(start + end);
         true
     }
 
@@ -120,34 +134,54 @@ impl RecordLines {
     /// "cpu_ns":T}` and the newline.
     #[inline]
     pub fn tail(&mut self, out: &mut Vec<u8>, fuel: u64, memory: u64, ns: u64) {
-        let end = self.put_tail(0, fuel, memory, ns);
-        self.emit(out, end);
+        self.usage(fuel, memory);
+        if ns >= SHORT_TIME {
+            self.tail_in_pieces(out, ns);
+            return;
+        }
+        let start = out.len();
+        out.extend_from_slice(&[0; BLOCK]);
+        let block = &mut out[start..start + BLOCK];
+        block[..USAGE].copy_from_slice(&self.usage);
+        let end = time_text(block, self.usage_len, ns);
+        out.truncate(start + end);
     }
 
-    /// Appends `self.line[..end]`: all of it copied (a copy of a fixed
-    /// size), then cut to `end`.
-    #[inline]
-    fn emit(&self, out: &mut Vec<u8>, end: usize) {
-        let at = out.len();
-        out.extend_from_slice(&self.line);
-        out.truncate(at + end);
+    /// The tail as pieces of their own length (any time).
+    fn tail_in_pieces(&self, out: &mut Vec<u8>, ns: u64) {
+        out.extend_from_slice(&self.usage[..self.usage_len]);
+        out.extend_from_slice(itoa::Buffer::new().format(ns).as_bytes());
+        out.extend_from_slice(b"}\n");
     }
 
-    /// Builds the tail in `self.line` from `at` on: where it ends.
+    /// Makes `usage` the text of `fuel` and `memory`.
     #[inline]
-    fn put_tail(&mut self, at: usize, fuel: u64, memory: u64, ns: u64) -> usize {
+    fn usage(&mut self, fuel: u64, memory: u64) {
         if self.usage_of != Some((fuel, memory)) {
             self.usage_of = Some((fuel, memory));
             self.usage_len = usage_text(&mut self.usage, fuel, memory);
         }
-        self.line[at..at + USAGE].copy_from_slice(&self.usage);
-        let at = at + self.usage_len;
-        let (digits, len) = Digits::of(ns);
-        self.line[at..at + 20].copy_from_slice(digits.block());
-        let at = at + len;
-        self.line[at..at + 2].copy_from_slice(b"}\n");
-        at + 2
     }
+}
+
+/// Writes `ns` (below [`SHORT_TIME`]), `}` and the newline into `block`
+/// at `at`: where they end. The digits are gathered in a register, the
+/// first in its lowest byte, and stored with one write of 8 bytes.
+#[inline]
+fn time_text(block: &mut [u8], at: usize, mut ns: u64) -> usize {
+    let mut text = 0u64;
+    let mut len = 0;
+    loop {
+        text = (text << 8) | (u64::from(b'0') + ns % 10);
+        len += 1;
+        ns /= 10;
+        if ns == 0 {
+            break;
+        }
+    }
+    block[at..at + 8].copy_from_slice(&text.to_le_bytes());
+    block[at + len..at + len + 2].copy_from_slice(b"}\n");
+    at + len + 2
 }
 
 /// Writes `,"fuel":F,"memory_bytes":M,"cpu_ns":` into `usage`: its length.
@@ -164,56 +198,6 @@ fn usage_text(usage: &mut [u8; USAGE], fuel: u64, memory: u64) -> usize {
     put(b",\"cpu_ns\":");
     at
 }
-
-/// The decimal digits of an integer in a block of 40 bytes, from `start`
-/// on, so that 20 bytes from there can be copied at once (a copy of a
-/// fixed size) whatever the number of digits.
-struct Digits {
-    block: [u8; 40],
-    start: usize,
-}
-
-impl Digits {
-    /// `n`'s digits and their count, written from the last, two at a time.
-    #[inline]
-    fn of(mut n: u64) -> (Digits, usize) {
-        let mut block = [0u8; 40];
-        let mut at = 20;
-        while n >= 100 {
-            let pair = (n % 100) as usize * 2;
-            n /= 100;
-            at -= 2;
-            block[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-        }
-        if n >= 10 {
-            let pair = n as usize * 2;
-            at -= 2;
-            block[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
-        } else {
-            at -= 1;
-            block[at] = b'0' + n as u8;
-        }
-        (Digits { block, start: at }, 20 - at)
-    }
-
-    /// 20 bytes from the first digit on.
-    #[inline]
-    fn block(&self) -> &[u8] {
-        &self.block[self.start..self.start + 20]
-    }
-}
-
-/// "00", "01", ... "99".
-const DIGIT_PAIRS: [u8; 200] = {
-    let mut pairs = [0; 200];
-    let mut i = 0;
-    while i < 100 {
-        pairs[2 * i] = b'0' + (i / 10) as u8;
-        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    pairs
-};
 
 /// Appends `"result":` and `v` when `v` is a scalar whose text is short
 /// (a boolean, null, a number, as the output writes them): true if it did.
@@ -259,17 +243,32 @@ mod tests {
     }
 
     #[test]
-    fn integers_of_every_length_are_written_in_decimal() {
+    fn times_of_every_length_are_written_in_decimal() {
         let mut n = 0u64;
-        let mut numbers = vec![u64::MAX, 10, 99, 100, 101, 12_345];
-        for _ in 0..20 {
-            numbers.extend([n, n.saturating_add(1)]);
-            n = n.saturating_mul(10).saturating_add(9);
+        let mut times = vec![10, 99, 100, 101, 12_345, SHORT_TIME - 1];
+        for _ in 0..8 {
+            times.extend([n, n + 1]);
+            n = n * 10 + 9;
         }
-        for n in numbers {
-            let (digits, len) = Digits::of(n);
-            assert_eq!(&digits.block()[..len], n.to_string().as_bytes());
+        for ns in times {
+            let mut block = [b'x'; BLOCK];
+            let end = time_text(&mut block, 3, ns);
+            assert_eq!(&block[3..end], format!("{ns}}}\n").as_bytes());
+            assert_eq!(&block[..3], b"xxx");
         }
+        // Longer times, and numbers of any length, piece by piece.
+        let mut out = Vec::new();
+        let mut lines = RecordLines::new(1);
+        lines.tail(&mut out, 1, 2, SHORT_TIME);
+        lines.tail(&mut out, 1, 2, u64::MAX);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!(
+                ",\"fuel\":1,\"memory_bytes\":2,\"cpu_ns\":{SHORT_TIME}}}\n\
+                 ,\"fuel\":1,\"memory_bytes\":2,\"cpu_ns\":{}}}\n",
+                u64::MAX
+            )
+        );
     }
 
     #[test]
@@ -291,10 +290,13 @@ mod tests {
         assert!(short_result(&mut out, &Value::Number(2.5)));
         lines.tail(&mut out, 7, 48, 1_200);
         assert!(!short_result(&mut out, &Value::from("x")));
-        // The longest line fits.
+        // The longest lines, piece by piece; one just short of them.
         let max = u64::MAX;
         let mut lines = RecordLines::new(max);
         assert!(lines.short(&mut out, &Value::Bool(false), max, max, max));
+        assert!(lines.short(&mut out, &Value::Bool(true), max, max, 5));
+        let mut lines = RecordLines::new(10_u64.pow(15));
+        assert!(lines.short(&mut out, &Value::Null, 10_u64.pow(13), 1, 99_999_999));
         assert_eq!(
             String::from_utf8_lossy(&out),
             format!(
@@ -302,7 +304,9 @@ mod tests {
                  {{\"record\":13,\"result\":true,\"fuel\":6,\"memory_bytes\":0,\"cpu_ns\":310}}\n\
                  {{\"record\":14,\"result\":null,\"fuel\":4,\"memory_bytes\":0,\"cpu_ns\":310}}\n\
                  {{\"record\":15,\"result\":2.5,\"fuel\":7,\"memory_bytes\":48,\"cpu_ns\":1200}}\n\
-                 {{\"record\":{max},\"result\":false,\"fuel\":{max},\"memory_bytes\":{max},\"cpu_ns\":{max}}}\n"
+                 {{\"record\":{max},\"result\":false,\"fuel\":{max},\"memory_bytes\":{max},\"cpu_ns\":{max}}}\n\
+                 {{\"record\":{max},\"result\":true,\"fuel\":{max},\"memory_bytes\":{max},\"cpu_ns\":5}}\n\
+                 {{\"record\":1000000000000000,\"result\":null,\"fuel\":10000000000000,\"memory_bytes\":1,\"cpu_ns\":99999999}}\n"
             )
         );
     }
