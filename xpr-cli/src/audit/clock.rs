@@ -62,7 +62,7 @@ pub fn thread_cpu() -> Option<Duration> {
 /// `constant_tsc nonstop_tsc` of Linux) and on aarch64, the processor's
 /// counter (`rdtsc`, about 15 ns here against 40 for `Instant::now`),
 /// turned into nanoseconds by a factor calibrated against the monotonic
-/// clock once per process (about 0.6 ms, at the first clock made);
+/// clock once per process (under 1 ms of CPU, at the first clock made);
 /// elsewhere the monotonic clock itself. A counter that reads behind the
 /// last reading (a thread moved to a core whose counter lags) gives that
 /// record 0 ns.
