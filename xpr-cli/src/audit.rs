@@ -23,7 +23,13 @@
 use std::fs::File;
 use std::io::{BufWriter, Write as _};
 use std::path::Path;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
+
+mod clock;
+mod record;
+
+pub use clock::{RecordClock, nanos, start, stop, thread_cpu};
+pub use record::{RecordLines, short_result};
 
 use sha2::{Digest as _, Sha256};
 use xpr::{Error, Key, Value, Vm};
@@ -366,55 +372,6 @@ fn integer(out: &mut Vec<u8>, n: u64) {
     }
 }
 
-/// The record numbers of a chunk as decimal text, each one more than the
-/// one before: incremented as text (usually one digit changes) and
-/// appended as a copy of a fixed size, rather than formatted each time.
-#[derive(Debug, Clone, Copy)]
-pub struct Counter {
-    value: u64,
-    /// The digits of `value`, left-aligned.
-    text: [u8; 20],
-    len: usize,
-}
-
-impl Counter {
-    /// Counting from `value`.
-    pub fn new(value: u64) -> Counter {
-        let mut text = [0u8; 20];
-        let digits = itoa::Buffer::new().format(value).as_bytes().to_owned();
-        text[..digits.len()].copy_from_slice(&digits);
-        Counter {
-            value,
-            text,
-            len: digits.len(),
-        }
-    }
-
-    /// Appends the current number's digits.
-    #[inline]
-    pub fn write(&self, out: &mut Vec<u8>) {
-        let len = out.len();
-        out.extend_from_slice(&self.text);
-        out.truncate(len + self.len);
-    }
-
-    /// Moves on to the next number.
-    #[inline]
-    pub fn increment(&mut self) {
-        self.value = self.value.saturating_add(1);
-        for d in self.text[..self.len].iter_mut().rev() {
-            if *d == b'9' {
-                *d = b'0';
-            } else {
-                *d += 1;
-                return;
-            }
-        }
-        // All nines: one digit more.
-        *self = Counter::new(self.value);
-    }
-}
-
 /// The totals of a `run`, for its `summary` line.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Totals {
@@ -565,155 +522,10 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
-/// A record whose time is at least this (wall time) has the thread's CPU
-/// clock read when it ends, so that the record after it is timed by that
-/// clock (see [`RecordClock`]).
-pub const CPU_CLOCK_FROM: Duration = Duration::from_micros(20);
-
-/// The thread's CPU clock before an `eval` or `batch` evaluation (a
-/// system call, cheap beside one request's parsing and writing).
-#[derive(Debug, Clone, Copy)]
-pub struct Started {
-    cpu: Option<Duration>,
-}
-
-/// Readings before an evaluation (`eval`, `batch`).
-#[inline]
-pub fn start() -> Started {
-    Started { cpu: thread_cpu() }
-}
-
-/// Readings after it: now (for the line's time) and the CPU time in
-/// nanoseconds (the wall time since `started` where the system has no
-/// thread CPU clock: it bounds the CPU time).
-pub fn stop(started: Started, wall_started: Instant) -> (Instant, u64) {
-    let wall = Instant::now();
-    let used = match (started.cpu, started.cpu.and_then(|_| thread_cpu())) {
-        (Some(before), Some(after)) => after.saturating_sub(before),
-        _ => wall.saturating_duration_since(wall_started),
-    };
-    (wall, nanos(used))
-}
-
-/// `d` in whole nanoseconds (saturating).
-#[inline]
-pub fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// Times the records of `run --audit-records` with one reading of the
-/// monotonic clock per record: a record's time is the interval from the
-/// reading that ended the record before on this worker (or the start of
-/// the chunk) to its own, taken after its result was written. So it is
-/// the whole of the worker's work on the record, reading its fields,
-/// evaluating, checking the schema, writing the result and the previous
-/// record's audit line, and nothing is left out between records.
-///
-/// That is wall time, which bounds the CPU time (a thread cannot use more
-/// CPU than the time that passes) and equals it unless the thread waited
-/// for a core meanwhile. After a record of [`CPU_CLOCK_FROM`] or more the
-/// thread's CPU clock (a system call, about 0.5 µs, more than a small
-/// record costs) is read too, and the record after it, if it takes as
-/// long, is timed by that clock: CPU time proper, for every record of a
-/// run of long ones but the first.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordClock {
-    last: Instant,
-    /// The thread's CPU time at `last`, if read then.
-    cpu: Option<Duration>,
-}
-
-impl RecordClock {
-    /// A clock timing from now.
-    pub fn new() -> RecordClock {
-        RecordClock {
-            last: Instant::now(),
-            cpu: None,
-        }
-    }
-
-    /// Starts a chunk: the next record is timed from now (not from the
-    /// last record of the chunk before, with the wait for this one between).
-    pub fn restart(&mut self) {
-        self.last = Instant::now();
-        if self.cpu.is_some() {
-            self.cpu = thread_cpu();
-        }
-    }
-
-    /// Ends a record: its time in nanoseconds.
-    #[inline]
-    pub fn lap(&mut self) -> u64 {
-        let now = Instant::now();
-        let wall = now.saturating_duration_since(self.last);
-        self.last = now;
-        if wall < CPU_CLOCK_FROM {
-            self.cpu = None;
-            return nanos(wall);
-        }
-        let cpu = thread_cpu();
-        let used = match (self.cpu, cpu) {
-            (Some(before), Some(after)) => after.saturating_sub(before),
-            _ => wall,
-        };
-        self.cpu = cpu;
-        nanos(used)
-    }
-}
-
-impl Default for RecordClock {
-    fn default() -> Self {
-        RecordClock::new()
-    }
-}
-
-/// Appends the start of a `run` record line, up to its result or error:
-/// `{"record":N,`.
-#[inline]
-pub fn record_head(out: &mut Vec<u8>, record: &Counter) {
-    out.extend_from_slice(b"{\"record\":");
-    record.write(out);
-    out.push(b',');
-}
-
-/// Appends `"result":` and `v` when `v` is a scalar whose text is short
-/// (a boolean, null, a number): true if it did.
-#[inline]
-pub fn short_result(out: &mut Vec<u8>, v: &Value) -> bool {
-    match v {
-        Value::Bool(true) => out.extend_from_slice(b"\"result\":true"),
-        Value::Bool(false) => out.extend_from_slice(b"\"result\":false"),
-        Value::Null => out.extend_from_slice(b"\"result\":null"),
-        Value::Number(n) => {
-            out.extend_from_slice(b"\"result\":");
-            json_out::write_number(out, *n);
-        }
-        _ => return false,
-    }
-    true
-}
-
-/// Appends the end of a `run` record line: `,"fuel":F,"memory_bytes":M,
-/// "cpu_ns":T}` and the newline.
-#[inline]
-pub fn record_tail(out: &mut Vec<u8>, fuel: u64, memory: u64, ns: u64) {
-    out.extend_from_slice(b",\"fuel\":");
-    integer(out, fuel);
-    out.extend_from_slice(b",\"memory_bytes\":");
-    integer(out, memory);
-    out.extend_from_slice(b",\"cpu_ns\":");
-    integer(out, ns);
-    out.extend_from_slice(b"}\n");
-}
-
-/// CPU time of the calling thread, when the system has that clock.
-pub fn thread_cpu() -> Option<Duration> {
-    use xpr::Stopwatch as _;
-    xpr::SystemStopwatch.thread_cpu()
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -762,42 +574,6 @@ mod tests {
     }
 
     #[test]
-    fn records_are_timed_from_one_reading_to_the_next() {
-        let mut clock = RecordClock::new();
-        let spin = |d: Duration| {
-            let t = Instant::now();
-            while t.elapsed() < d {}
-        };
-        // A short record: wall time, and no CPU reading for the next. A
-        // busy machine may preempt the thread between two readings, making
-        // any one lap long: some lap of a thousand back to back is short.
-        let short_lap = |clock: &mut RecordClock| {
-            (0..1000).any(|_| {
-                let ns = clock.lap();
-                ns < nanos(CPU_CLOCK_FROM) && clock.cpu.is_none()
-            })
-        };
-        assert!(short_lap(&mut clock));
-        // A long one: its wall time (nothing read before it), then the
-        // CPU clock is read for the next.
-        spin(CPU_CLOCK_FROM * 3);
-        let ns = clock.lap();
-        assert!(ns >= 60_000, "{ns}");
-        assert_eq!(clock.cpu.is_some(), thread_cpu().is_some());
-        // Another long one is timed by the CPU clock: at least the spin
-        // (the thread's CPU time while it spins).
-        spin(CPU_CLOCK_FROM * 3);
-        let before = clock.cpu;
-        let ns = clock.lap();
-        assert!(ns > 0);
-        if let (Some(a), Some(b)) = (before, clock.cpu) {
-            assert_eq!(ns, nanos(b - a));
-        }
-        // A short one after: wall time again, and the CPU reading dropped.
-        assert!(short_lap(&mut clock));
-    }
-
-    #[test]
     fn integers_are_written_in_decimal() {
         let mut out = b"x".to_vec();
         for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
@@ -807,47 +583,6 @@ mod tests {
         assert_eq!(
             String::from_utf8_lossy(&out),
             "x0 7 10 99 100 12345 4294967295 18446744073709551615 "
-        );
-    }
-
-    #[test]
-    fn counters_count_in_decimal_text() {
-        for start in [0, 1, 8, 98, 999, 1_234_567, u64::MAX - 3] {
-            let mut c = Counter::new(start);
-            for n in start..start.saturating_add(3) {
-                let mut out = Vec::new();
-                c.write(&mut out);
-                assert_eq!(out, n.to_string().into_bytes());
-                assert_eq!(c.value, n);
-                c.increment();
-            }
-        }
-        let mut c = Counter::new(0);
-        let mut out = Vec::new();
-        for n in 0..2_000u64 {
-            out.clear();
-            c.write(&mut out);
-            assert_eq!(out, n.to_string().into_bytes());
-            c.increment();
-        }
-    }
-
-    #[test]
-    fn record_lines_hold_what_varies() {
-        let mut out = Vec::new();
-        let mut record = Counter::new(12);
-        record_head(&mut out, &record);
-        assert!(short_result(&mut out, &Value::Bool(false)));
-        record_tail(&mut out, 6, 0, 310);
-        record.increment();
-        record_head(&mut out, &record);
-        assert!(short_result(&mut out, &Value::Number(2.5)));
-        record_tail(&mut out, 7, 48, 1_200);
-        assert!(!short_result(&mut out, &Value::from("x")));
-        assert_eq!(
-            String::from_utf8_lossy(&out),
-            "{\"record\":12,\"result\":false,\"fuel\":6,\"memory_bytes\":0,\"cpu_ns\":310}\n\
-             {\"record\":13,\"result\":2.5,\"fuel\":7,\"memory_bytes\":48,\"cpu_ns\":1200}\n"
         );
     }
 }

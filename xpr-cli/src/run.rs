@@ -45,6 +45,10 @@ const MAX_IN_FLIGHT_BYTES: usize = 64 << 20;
 /// beyond, the worker waits for its turn and writes as it goes.
 const SPILL_BYTES: usize = 4 << 20;
 
+/// The length of a record's audit line, about, for a filter (a line of
+/// `--audit-records`: `{"record":N,"result":false,"fuel":F,...}`).
+const RECORD_LINE_BYTES: usize = 72;
+
 /// Output buffers kept for reuse beyond this many are freed (no more
 /// chunks than this are in flight).
 const MAX_SPARE_OUTPUTS: usize = MAX_IN_FLIGHT;
@@ -62,8 +66,11 @@ struct Job<'a> {
     /// The value-depth limit, for the JSON read.
     max_depth: u32,
     /// Output buffers of written chunks, for the next chunks (a fresh
-    /// buffer per chunk costs page faults, or an mmap when large).
-    spare_out: Mutex<Vec<Vec<u8>>>,
+    /// buffer per chunk costs page faults, or an mmap when large): those
+    /// of the output and of the audit lines apart, so that neither grows
+    /// again in every chunk after swapping with the other (a filter's
+    /// output is small, its audit lines are not).
+    spare: [Mutex<Vec<Vec<u8>>>; 2],
     /// `--output-schema`: every result is checked against it.
     schema: Option<OutputSchema>,
     /// `--audit`: the expression's hash (the log itself is the writer's).
@@ -77,8 +84,9 @@ struct Worker {
     conv: Conv,
     fields: Vec<Option<Value>>,
     vm: Vm,
-    /// Times records for their audit lines (`--audit-records`).
-    clock: audit::RecordClock,
+    /// Times records for their audit lines (`--audit-records` only: the
+    /// first clock made calibrates the counter).
+    clock: Option<audit::RecordClock>,
     /// The last record ran the program (`vm` holds its fuel and memory).
     ran: bool,
 }
@@ -191,21 +199,26 @@ impl Job<'_> {
         spill: &mut dyn FnMut(Stream, &[u8]),
     ) -> Outcome {
         let mut o = Outcome {
-            out: self.output_buffer(),
+            out: self.output_buffer(Stream::Out),
             input_bytes: chunk.data.len(),
             ..Outcome::default()
         };
         let cpu_before = self.audit.as_ref().and_then(|_| audit::thread_cpu());
         if self.audit_records {
-            o.audit = self.output_buffer();
-            w.clock.restart();
+            o.audit = self.output_buffer(Stream::Audit);
+            // About a line's length per record, at once rather than grown.
+            o.audit
+                .reserve((chunk.records.len() * RECORD_LINE_BYTES).min(SPILL_BYTES));
+            if let Some(clock) = &mut w.clock {
+                clock.restart();
+            }
         }
         // UTF-8 checked once for the whole chunk (records are cut at ASCII
         // bytes, so each is then text too); per record only when it fails.
         let text = std::str::from_utf8(&chunk.data).ok();
         let big_before = w.conv.big_ints;
-        // The record numbers of the audit lines.
-        let mut number = audit::Counter::new(chunk.first_record);
+        // The audit lines, numbered from the chunk's first record.
+        let mut lines = audit::RecordLines::new(chunk.first_record);
         for r in &chunk.records {
             if o.out.len() >= SPILL_BYTES {
                 spill(Stream::Out, &o.out);
@@ -241,8 +254,8 @@ impl Job<'_> {
                 Err(_) => None,
             };
             if self.audit_records {
-                self.audit_line(&mut o, w, &number, &result, written, spill);
-                number.increment();
+                self.audit_line(&mut o, w, &mut lines, &result, written, spill);
+                lines.next();
             }
             let Err(failure) = result else {
                 continue;
@@ -323,23 +336,34 @@ impl Job<'_> {
         (!spilled).then_some(start)
     }
 
-    /// Appends record `number`'s audit line to `o.audit` (see
-    /// [`audit::record_head`]). Its result's text is copied from `o.out`
+    /// Appends the record's audit line to `o.audit` (see
+    /// [`audit::RecordLines`]). Its result's text is copied from `o.out`
     /// from `written` on when it is all there, else written again (handed
     /// on through `spill` as it grows).
     fn audit_line(
         &self,
         o: &mut Outcome,
         w: &mut Worker,
-        number: &audit::Counter,
+        lines: &mut audit::RecordLines,
         result: &Result<Value, Failure>,
         written: Option<usize>,
         spill: &mut dyn FnMut(Stream, &[u8]),
     ) {
         // The record ends here: what follows is the line itself, timed
         // with the next record.
-        let ns = w.clock.lap();
-        audit::record_head(&mut o.audit, number);
+        let ns = w.clock.as_mut().map_or(0, audit::RecordClock::lap);
+        let (fuel, memory) = if w.ran {
+            (w.vm.fuel_used(), w.vm.peak_memory())
+        } else {
+            (0, 0)
+        };
+        // A filter's predicate (a boolean, mostly): the line in one copy.
+        if let Ok(v) = result
+            && lines.short(&mut o.audit, v, fuel, memory, ns)
+        {
+            return;
+        }
+        lines.head(&mut o.audit);
         match result {
             Ok(v) if audit::short_result(&mut o.audit, v) => {}
             Ok(v) => match written.and_then(|start| o.out.get(start..)) {
@@ -367,17 +391,12 @@ impl Job<'_> {
             }
             .write_key(&mut o.audit),
         }
-        let (fuel, memory) = if w.ran {
-            (w.vm.fuel_used(), w.vm.peak_memory())
-        } else {
-            (0, 0)
-        };
-        audit::record_tail(&mut o.audit, fuel, memory, ns);
+        lines.tail(&mut o.audit, fuel, memory, ns);
     }
 
-    /// An empty output buffer, kept from an earlier chunk if there is one.
-    fn output_buffer(&self) -> Vec<u8> {
-        self.spare_out
+    /// An empty buffer for `stream`, kept from an earlier chunk if there is one.
+    fn output_buffer(&self, stream: Stream) -> Vec<u8> {
+        self.spare[stream as usize]
             .lock()
             .ok()
             .and_then(|mut spare| spare.pop())
@@ -386,12 +405,12 @@ impl Job<'_> {
 
     /// Keeps a written chunk's output buffer for a later chunk (unless it
     /// grew large: memory is then given back).
-    fn give_output(&self, mut out: Vec<u8>) {
+    fn give_output(&self, stream: Stream, mut out: Vec<u8>) {
         out.clear();
         if out.capacity() > 2 * SPILL_BYTES {
             return;
         }
-        if let Ok(mut spare) = self.spare_out.lock()
+        if let Ok(mut spare) = self.spare[stream as usize].lock()
             && spare.len() < MAX_SPARE_OUTPUTS
         {
             spare.push(out);
@@ -550,7 +569,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         format: args.input,
         max_record: args.max_record_bytes,
         max_depth: args.limits.value_depth(),
-        spare_out: Mutex::default(),
+        spare: Default::default(),
         schema,
         audit: hash.clone(),
         audit_records: args.audit_records,
@@ -589,7 +608,7 @@ fn new_worker(job: &Job<'_>) -> Worker {
         conv: Conv::new(job.strict, job.max_depth),
         fields: Vec::new(),
         vm: Vm::new(),
-        clock: audit::RecordClock::new(),
+        clock: job.audit_records.then(audit::RecordClock::new),
         ran: false,
     }
 }
@@ -616,8 +635,8 @@ fn run_inline(
         pool.give(chunk);
         match writer.take(outcome) {
             Ok([out, audit]) => {
-                job.give_output(out);
-                job.give_output(audit);
+                job.give_output(Stream::Out, out);
+                job.give_output(Stream::Audit, audit);
                 true
             }
             Err(exit) => {
@@ -690,8 +709,8 @@ fn run_parallel(
                     written.push(outcome.input_bytes);
                     match o.writer.take(outcome) {
                         Ok([out, audit]) => {
-                            job.give_output(out);
-                            job.give_output(audit);
+                            job.give_output(Stream::Out, out);
+                            job.give_output(Stream::Audit, audit);
                         }
                         // Stop now: another worker may be blocked reading a slow stdin.
                         Err(exit) => finish_now(o.writer, exit),

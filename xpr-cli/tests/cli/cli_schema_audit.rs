@@ -560,6 +560,84 @@ fn run_filter_logs_every_record_with_its_predicate_value() {
 }
 
 #[test]
+fn run_record_lines_write_every_kind_of_result_as_the_output_does() {
+    // Each kind of result has its own way into a record line (booleans and
+    // null built whole, numbers formatted, other values copied from the
+    // output): the text after `"result":` is the output line's, byte for
+    // byte, and every line is valid JSON with every field.
+    let values = [
+        "true",
+        "false",
+        "null",
+        "0",
+        "-0.0",
+        "-7",
+        "42",
+        "0.1",
+        "-2.5e-7",
+        "1e300",
+        "123456789012345678",
+        r#""plain""#,
+        r#""quote \" backslash \\ newline \n tab \t bell \u0007 é 😀""#,
+        "[]",
+        r#"[1, "two", [null, false], {"k": 3.5}]"#,
+        r#"{"a": {"b": [true]}, "c": "\u00e9\""}"#,
+    ];
+    let input: String = values.iter().map(|v| format!("{{\"v\": {v}}}\n")).collect();
+    let input = format!("{input}not json\n{{\"v\": \"s\"}}\n");
+    let log = log_path("run-audit-kinds.ndjson");
+    let o = run_with(
+        &[
+            "run",
+            "type(v) == 'string' && v == 's' ? v.nope() : v",
+            "--on-error",
+            "skip",
+            "--audit",
+            &log,
+            "--audit-records",
+            "-q",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = common::lines(&o);
+    assert_eq!(out.len(), values.len());
+    let text = std::fs::read_to_string(&log).expect("audit log");
+    let raw: Vec<&str> = text.lines().collect();
+    let parsed = audit_lines(&log);
+    assert_eq!(parsed.len(), values.len() + 4, "{text}");
+    for (i, written) in out.iter().enumerate() {
+        let line = &parsed[i + 1];
+        assert_eq!(line["record"], i + 1, "{line}");
+        let needle = format!("\"result\":{written},\"fuel\":");
+        assert!(raw[i + 1].contains(&needle), "{} vs {written}", raw[i + 1]);
+        let expected: Json = serde_json::from_str(written).expect("output");
+        assert_eq!(line["result"], expected, "{line}");
+        for key in ["fuel", "memory_bytes", "cpu_ns"] {
+            assert!(line[key].is_u64(), "{key}: {line}");
+        }
+    }
+    // -0 is written as the output writes it; 1e300 and 0.1 round-trip.
+    assert_eq!(out[4], "0");
+    assert_eq!(parsed[10]["result"].as_f64(), Some(1e300));
+    // The two failures: an input error and an evaluation error, each
+    // with its kind, message and position, fuel and time.
+    let bad = &parsed[values.len() + 1];
+    assert_eq!(bad["record"], values.len() + 1);
+    assert_eq!(bad["error"]["kind"], "input", "{bad}");
+    assert_eq!(bad["error"]["position"], Json::Null, "{bad}");
+    assert_eq!(bad["fuel"], 0);
+    let failed = &parsed[values.len() + 2];
+    assert_eq!(failed["record"], values.len() + 2);
+    assert!(failed["error"]["kind"].is_string(), "{failed}");
+    assert!(failed["error"]["message"].is_string(), "{failed}");
+    assert!(failed["error"]["position"].is_u64(), "{failed}");
+    assert!(failed["fuel"].as_u64().expect("fuel") > 0, "{failed}");
+    assert!(failed["cpu_ns"].is_u64(), "{failed}");
+    assert_eq!(parsed[values.len() + 3]["kind"], "summary");
+}
+
+#[test]
 fn run_logs_a_result_too_large_to_hold_whole() {
     // Each result is handed on in pieces (beyond 4 MiB): the audit line is
     // written again from the value, and still whole.
