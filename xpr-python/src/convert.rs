@@ -3,7 +3,11 @@
 //! A record is never converted whole: [`Shape`] trees, built once per
 //! program from [`xpr::Program::read_paths`], say which fields are read
 //! (`properties.mag` reads one field of `properties`); only those are
-//! looked up in the `dict` (by interned keys) and converted.
+//! looked up in the `dict` (by interned keys) and converted. When every
+//! value on the way to a root's leaves is a dict, only the leaves are
+//! converted ([`Slot::Leaves`]): the VM asks for `properties.mag` whole
+//! ([`xpr::Context::lookup_path`]) and the `properties` object is never
+//! built, unless the program reads it otherwise.
 //!
 //! Python to XPR: `None`, `bool`, `int`, `float`, `str`, `dict` (string
 //! keys), `list` and `tuple` (and their subclasses). An `int` becomes a
@@ -21,9 +25,23 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use smallvec::SmallVec;
 use xpr::{Context, Field, Key, Map, Value};
 
-/// The values of a record's top-level fields, by root: inline for up to
-/// eight (no allocation for a typical rule).
-pub(crate) type Values = SmallVec<[Option<Value>; 8]>;
+/// What a record holds in one slot of a program's layout ([`Layout`]).
+#[derive(Debug)]
+pub(crate) enum Slot {
+    /// The field is absent.
+    Absent,
+    /// A root's value (only its read fields, when it is read in part), or
+    /// a leaf's value whole.
+    Value(Value),
+    /// A root read in part whose values on the way to its leaves are all
+    /// dicts: only its leaves were converted, into their own slots; the
+    /// object is built from them if the VM asks for it.
+    Leaves,
+}
+
+/// A record's slots: the roots' first, by position, then the leaves'.
+/// Inline for up to eight (no allocation for a typical rule).
+pub(crate) type Values = SmallVec<[Slot; 8]>;
 
 /// What of a value is read.
 pub(crate) enum Shape {
@@ -41,11 +59,51 @@ pub(crate) struct Node {
     pub py_key: Py<PyString>,
     /// What of the field's value is read.
     pub shape: Shape,
+    /// The record slot of a root, or of a leaf (a field read whole)
+    /// below a root read in part; unused for the fields on the way.
+    pub slot: usize,
+}
+
+/// The top-level fields a program reads ([`Node`] trees) and the number
+/// of slots a record of it has.
+pub(crate) struct Layout {
+    /// The roots, whose slots are their positions.
+    pub roots: Vec<Node>,
+    /// Slots a record has: the roots', then the leaves'.
+    pub width: usize,
+}
+
+impl Layout {
+    /// The layout of the read paths `paths`.
+    pub fn new(py: Python<'_>, paths: &[Vec<Key>]) -> Layout {
+        let mut roots = tree(py, paths);
+        let mut width = roots.len();
+        for (i, root) in roots.iter_mut().enumerate() {
+            root.slot = i;
+            if let Shape::Fields(children) = &mut root.shape {
+                number_leaves(children, &mut width);
+            }
+        }
+        Layout { roots, width }
+    }
+}
+
+/// Gives the leaves below `nodes` the next slots, in depth-first order.
+fn number_leaves(nodes: &mut [Node], next: &mut usize) {
+    for node in nodes {
+        match &mut node.shape {
+            Shape::Whole => {
+                node.slot = *next;
+                *next += 1;
+            }
+            Shape::Fields(children) => number_leaves(children, next),
+        }
+    }
 }
 
 /// The top-level fields a program reads, as a tree of [`Node`]s built from
 /// its read paths.
-pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
+fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
     let mut roots: Vec<Node> = Vec::new();
     for path in paths {
         let mut level = &mut roots;
@@ -57,6 +115,7 @@ pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
                     level.push(Node {
                         key: key.clone(),
                         py_key: PyString::intern(py, key).unbind(),
+                        slot: 0,
                         shape: if last {
                             Shape::Whole
                         } else {
@@ -81,54 +140,134 @@ pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
     roots
 }
 
-/// Where [`Reader::record_into`] puts values.
+/// Where [`Reader::record_into`] puts a record's slots.
 pub(crate) trait Push {
-    /// Appends `v`.
-    fn push(&mut self, v: Option<Value>);
+    /// Appends `n` [`Slot::Absent`]s.
+    fn push_absent(&mut self, n: usize);
+    /// All slots.
+    fn slots(&mut self) -> &mut [Slot];
 }
 
 impl Push for Values {
     #[inline]
-    fn push(&mut self, v: Option<Value>) {
-        SmallVec::push(self, v);
+    fn push_absent(&mut self, n: usize) {
+        for _ in 0..n {
+            self.push(Slot::Absent);
+        }
     }
-}
 
-impl Push for Vec<Option<Value>> {
     #[inline]
-    fn push(&mut self, v: Option<Value>) {
-        Vec::push(self, v);
+    fn slots(&mut self) -> &mut [Slot] {
+        self
     }
 }
 
-/// The record an evaluation reads: the values of the top-level fields the
-/// program reads, by position in the roots of its tree (`None`: absent).
+impl Push for Vec<Slot> {
+    #[inline]
+    fn push_absent(&mut self, n: usize) {
+        for _ in 0..n {
+            self.push(Slot::Absent);
+        }
+    }
+
+    #[inline]
+    fn slots(&mut self) -> &mut [Slot] {
+        self
+    }
+}
+
+/// The record an evaluation reads: the slots of one record in the
+/// program's [`Layout`].
 pub(crate) struct Record<'a> {
-    /// The top-level names, as the program holds them.
-    pub names: &'a [Key],
-    /// Their values in this record.
-    pub values: &'a [Option<Value>],
+    /// The program's roots.
+    pub roots: &'a [Node],
+    /// The record's slots.
+    pub slots: &'a [Slot],
+}
+
+static NULL: Value = Value::Null;
+
+/// Whether `node` is the field `name`: the VM passes the program's own
+/// key, whose pointer usually matches.
+#[inline]
+fn named(node: &Node, name: &str) -> bool {
+    std::ptr::eq(node.key.as_ptr(), name.as_ptr()) || *node.key == *name
 }
 
 impl Record<'_> {
-    fn find(&self, name: &str) -> Option<&Value> {
-        // The VM passes the program's own name: the pointer usually matches.
-        let at = self
-            .names
-            .iter()
-            .position(|k| std::ptr::eq(k.as_ptr(), name.as_ptr()) || **k == *name)?;
-        self.values.get(at)?.as_ref()
+    fn root(&self, name: &str) -> Option<&Node> {
+        self.roots.iter().find(|n| named(n, name))
+    }
+
+    fn slot(&self, node: &Node) -> &Slot {
+        self.slots.get(node.slot).unwrap_or(&Slot::Absent)
+    }
+
+    /// The object of a [`Slot::Leaves`] root below `node`, as
+    /// [`Reader::shaped`] would have built it.
+    fn build(&self, node: &Node) -> Value {
+        let Shape::Fields(children) = &node.shape else {
+            return match self.slot(node) {
+                Slot::Value(v) => v.clone(),
+                _ => Value::Null,
+            };
+        };
+        let mut map = Map::default();
+        map.reserve(children.len());
+        for child in children {
+            match (&child.shape, self.slot(child)) {
+                (Shape::Whole, Slot::Value(v)) => {
+                    map.insert(child.key.clone(), v.clone());
+                }
+                (Shape::Whole, _) => {}
+                (Shape::Fields(_), _) => {
+                    map.insert(child.key.clone(), self.build(child));
+                }
+            }
+        }
+        Value::object(map)
     }
 }
 
 impl Context for Record<'_> {
     fn get(&self, name: &str) -> Option<Value> {
-        self.find(name).cloned()
+        match self.lookup(name, 0)? {
+            Field::Borrowed(v) => Some(v.clone()),
+            Field::Owned(v) => Some(v),
+            Field::Str(s) => Some(Value::from(s)),
+        }
     }
 
     #[inline]
     fn lookup(&self, name: &str, _hash: u64) -> Option<Field<'_>> {
-        self.find(name).map(Field::Borrowed)
+        let root = self.root(name)?;
+        match self.slot(root) {
+            Slot::Absent => None,
+            Slot::Value(v) => Some(Field::Borrowed(v)),
+            Slot::Leaves => Some(Field::Owned(self.build(root))),
+        }
+    }
+
+    /// A path to one of the leaves of a [`Slot::Leaves`] root: its value
+    /// (null when absent), every value on the way being a dict.
+    #[inline]
+    fn lookup_path(&self, name: &str, _hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
+        let root = self.root(name)?;
+        if !matches!(self.slot(root), Slot::Leaves) {
+            return None;
+        }
+        let mut node = root;
+        for (key, _) in steps {
+            let Shape::Fields(children) = &node.shape else {
+                return None;
+            };
+            node = children.iter().find(|n| named(n, key))?;
+        }
+        match (&node.shape, self.slot(node)) {
+            (Shape::Whole, Slot::Value(v)) => Some(Field::Borrowed(v)),
+            (Shape::Whole, _) => Some(Field::Borrowed(&NULL)),
+            (Shape::Fields(_), _) => None,
+        }
     }
 }
 
@@ -140,18 +279,17 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
-    /// Appends the values of `roots` in `record` (a `dict`; `None` has no
-    /// fields) to `out`: `None` for a field the record lacks.
+    /// Appends the slots of `record` (a `dict`; `None` has no fields) in
+    /// `layout` to `out`.
     pub fn record_into(
         &self,
         record: &Bound<'_, PyAny>,
-        roots: &[Node],
+        layout: &Layout,
         out: &mut impl Push,
     ) -> PyResult<()> {
+        let base = out.slots().len();
+        out.push_absent(layout.width);
         if record.is_none() {
-            for _ in roots {
-                out.push(None);
-            }
             return Ok(());
         }
         let dict = record.cast::<PyDict>().map_err(|_| {
@@ -160,14 +298,53 @@ impl Reader {
                 type_name(record)
             ))
         })?;
-        for node in roots {
-            let value = match dict.get_item(node.py_key.bind(record.py()))? {
-                Some(v) => Some(self.shaped(&v, &node.shape, 1)?),
-                None => None,
+        let slots = &mut out.slots()[base..];
+        for node in &layout.roots {
+            let Some(v) = dict.get_item(node.py_key.bind(record.py()))? else {
+                continue;
             };
-            out.push(value);
+            slots[node.slot] = match &node.shape {
+                Shape::Fields(children) => match v.cast::<PyDict>() {
+                    Ok(d) if self.leaves(d, children, 1, slots)? => Slot::Leaves,
+                    _ => Slot::Value(self.shaped(&v, &node.shape, 1)?),
+                },
+                Shape::Whole => Slot::Value(self.whole(&v, 1)?),
+            };
         }
         Ok(())
+    }
+
+    /// The leaves below `fields` of `dict` (nested `depth` deep) into
+    /// their slots, converting as [`Reader::shaped`] does, in the same
+    /// order: whether every value on the way to them is a dict (if not,
+    /// the caller converts the root with `shaped`).
+    fn leaves(
+        &self,
+        dict: &Bound<'_, PyDict>,
+        fields: &[Node],
+        depth: u32,
+        slots: &mut [Slot],
+    ) -> PyResult<bool> {
+        self.check_depth(depth)?;
+        for node in fields {
+            let v = dict.get_item(node.py_key.bind(dict.py()))?;
+            match (&node.shape, v) {
+                (Shape::Whole, Some(v)) => {
+                    slots[node.slot] = Slot::Value(self.whole(&v, depth + 1)?);
+                }
+                (Shape::Whole, None) => slots[node.slot] = Slot::Absent,
+                (Shape::Fields(children), Some(v)) => match v.cast::<PyDict>() {
+                    Ok(d) => {
+                        if !self.leaves(d, children, depth + 1, slots)? {
+                            return Ok(false);
+                        }
+                    }
+                    Err(_) => return Ok(false),
+                },
+                (Shape::Fields(_), None) => return Ok(false),
+            }
+        }
+        Ok(true)
     }
 
     /// `obj` as far as `shape` reads it; `depth` is the nesting level an

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use xpr::{Key, Value, Vm};
+use xpr::{Value, Vm};
 
 use pyo3_arrow::input::AnyRecordBatch;
 
 use crate::arrow;
-use crate::convert::{self, Node, Reader, Record, Values};
+use crate::convert::{self, Layout, Reader, Record, Slot, Values};
 use crate::errors;
 use crate::ndjson;
 
@@ -35,10 +35,8 @@ thread_local! {
 pub(crate) struct Program {
     program: xpr::Program,
     source: String,
-    /// The top-level fields read and what of each ([`Node`]).
-    roots: Vec<Node>,
-    /// The roots' names, for [`Record`].
-    names: Vec<Key>,
+    /// The fields read and the slots a record of them has.
+    layout: Layout,
     reader: Reader,
     /// Whether an evaluation used [`DETACH_FUEL`]: from then on the GIL is
     /// released while the VM runs.
@@ -64,27 +62,24 @@ impl Program {
         reader: Reader,
         options: Py<PyDict>,
     ) -> Program {
-        let roots = convert::tree(py, &program.read_paths());
-        let names = roots.iter().map(|n| n.key.clone()).collect();
+        let layout = Layout::new(py, &program.read_paths());
         let calls_host = options.bind(py).contains("functions").unwrap_or(true);
         Program {
             calls_host,
             program,
             source,
-            roots,
-            names,
+            layout,
             reader,
             heavy: AtomicBool::new(false),
             options,
         }
     }
 
-    /// Runs against the top-level `values` on this thread's VM: the result
-    /// and the fuel used.
-    fn run(&self, values: &[Option<Value>]) -> Result<Value, xpr::Error> {
+    /// Runs against the record `slots` on this thread's VM.
+    fn run(&self, slots: &[Slot]) -> Result<Value, xpr::Error> {
         let record = Record {
-            names: &self.names,
-            values,
+            roots: &self.layout.roots,
+            slots,
         };
         let (result, fuel) = VM.with(|vm| match vm.try_borrow_mut() {
             Ok(mut vm) => (self.program.run_in(&mut vm, &record), vm.fuel_used()),
@@ -118,7 +113,7 @@ impl Program {
             let mut values = Values::new();
             for (line, start, end) in ndjson::lines(data) {
                 if let Err(m) =
-                    ndjson::record(&data[start..end], &self.roots, max_depth, &mut values)
+                    ndjson::record(&data[start..end], &self.layout, max_depth, &mut values)
                 {
                     return Some((line, LineError::Json(m)));
                 }
@@ -205,8 +200,8 @@ impl Program {
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut values = Values::new();
         match context {
-            Some(c) => self.reader.record_into(c, &self.roots, &mut values)?,
-            None => values.resize(self.roots.len(), None),
+            Some(c) => self.reader.record_into(c, &self.layout, &mut values)?,
+            None => values.resize_with(self.layout.width, || Slot::Absent),
         }
         if self.calls_host {
             errors::clear_host_cause();
@@ -233,15 +228,15 @@ impl Program {
     ) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         let mut iter = contexts.try_iter()?;
-        // The chunk's records, one after the other, each `roots` values long.
-        let width = self.roots.len();
-        let mut chunk: Vec<Option<Value>> = Vec::with_capacity(CHUNK * width);
+        // The chunk's records, one after the other, each `width` slots long.
+        let width = self.layout.width;
+        let mut chunk: Vec<Slot> = Vec::with_capacity(CHUNK * width);
         let mut index = 0usize;
         loop {
             chunk.clear();
             let mut records = 0;
             for item in iter.by_ref().take(CHUNK) {
-                self.reader.record_into(&item?, &self.roots, &mut chunk)?;
+                self.reader.record_into(&item?, &self.layout, &mut chunk)?;
                 records += 1;
             }
             if records == 0 {
