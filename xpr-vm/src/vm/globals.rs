@@ -139,8 +139,7 @@ impl<'a> Exec<'a> {
         let mut n = 0;
         for op in code.get(at..).unwrap_or_default().iter().take(PATH_STEPS) {
             let Op::GetField(k) = *op else { break };
-            let (Some(key), Some(&h)) = (parts.keys.get(k as usize), hashes.get(k as usize))
-            else {
+            let (Some(key), Some(&h)) = (parts.keys.get(k as usize), hashes.get(k as usize)) else {
                 return Ok(None);
             };
             steps[n] = (key, h);

@@ -70,12 +70,15 @@ fn record() -> Map {
     }
 }
 
-/// The result or the error (kind, message, span) of one run, and the fuel used.
+/// An error's kind, message and span.
+type Failure = (String, String, Option<xpr::Span>);
+
+/// The result or the error of one run, and the fuel used.
 fn outcome(
     program: &xpr::Program,
     ctx: &dyn Context,
     fuel: Option<u64>,
-) -> (Result<Value, (String, String, Option<xpr::Span>)>, u64) {
+) -> (Result<Value, Failure>, u64) {
     let mut vm = Vm::new();
     let config = RunConfig {
         limits: Some(Limits {
@@ -86,7 +89,13 @@ fn outcome(
     };
     let r = program
         .run_in_with(&mut vm, ctx, &config)
-        .map_err(|e: Error| (e.kind().name().to_string(), e.message().to_string(), e.span()));
+        .map_err(|e: Error| {
+            (
+                e.kind().name().to_string(),
+                e.message().to_string(),
+                e.span(),
+            )
+        });
     (r, vm.fuel_used())
 }
 
@@ -157,7 +166,10 @@ fn the_context_is_asked_for_whole_chains_of_constant_fields() {
         walker.asked.borrow().clone()
     };
     assert_eq!(asked("properties.mag > 5"), ["properties.mag"]);
-    assert_eq!(asked("properties.deep.er.still.x"), ["properties.deep.er.still.x"]);
+    assert_eq!(
+        asked("properties.deep.er.still.x"),
+        ["properties.deep.er.still.x"]
+    );
     // Optional chains, computed keys, lengths and plain names are read
     // step by step.
     assert!(asked("properties?.mag").is_empty());
