@@ -27,12 +27,15 @@ use xpr::{Context, Field, Key, Map, Value};
 
 /// What a record holds in one slot of a program's layout ([`Layout`]).
 #[derive(Debug)]
-pub(crate) enum Slot {
+pub(crate) enum Slot<'a> {
     /// The field is absent.
     Absent,
     /// A root's value (only its read fields, when it is read in part), or
     /// a leaf's value whole.
     Value(Value),
+    /// A Python `str` (exactly), lent as text for one `evaluate`: a string
+    /// the program only compares or concatenates is never copied.
+    Text(&'a str),
     /// A root read in part whose values on the way to its leaves are all
     /// dicts: only its leaves were converted, into their own slots; the
     /// object is built from them if the VM asks for it.
@@ -41,7 +44,11 @@ pub(crate) enum Slot {
 
 /// A record's slots: the roots' first, by position, then the leaves'.
 /// Inline for up to eight (no allocation for a typical rule).
-pub(crate) type Values = SmallVec<[Slot; 8]>;
+pub(crate) type Values<'a> = SmallVec<[Slot<'a>; 8]>;
+
+/// The `str` values of a record kept for [`Slot::Text`]: each slot and
+/// its string (a reference held for the run).
+pub(crate) type Texts<'py> = SmallVec<[(usize, Bound<'py, PyString>); 4]>;
 
 /// What of a value is read.
 pub(crate) enum Shape {
@@ -141,14 +148,14 @@ fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
 }
 
 /// Where [`Reader::record_into`] puts a record's slots.
-pub(crate) trait Push {
+pub(crate) trait Push<'a> {
     /// Appends `n` [`Slot::Absent`]s.
     fn push_absent(&mut self, n: usize);
     /// All slots.
-    fn slots(&mut self) -> &mut [Slot];
+    fn slots(&mut self) -> &mut [Slot<'a>];
 }
 
-impl Push for Values {
+impl<'a> Push<'a> for Values<'a> {
     #[inline]
     fn push_absent(&mut self, n: usize) {
         for _ in 0..n {
@@ -157,12 +164,12 @@ impl Push for Values {
     }
 
     #[inline]
-    fn slots(&mut self) -> &mut [Slot] {
+    fn slots(&mut self) -> &mut [Slot<'a>] {
         self
     }
 }
 
-impl Push for Vec<Slot> {
+impl<'a> Push<'a> for Vec<Slot<'a>> {
     #[inline]
     fn push_absent(&mut self, n: usize) {
         for _ in 0..n {
@@ -171,7 +178,7 @@ impl Push for Vec<Slot> {
     }
 
     #[inline]
-    fn slots(&mut self) -> &mut [Slot] {
+    fn slots(&mut self) -> &mut [Slot<'a>] {
         self
     }
 }
@@ -182,7 +189,7 @@ pub(crate) struct Record<'a> {
     /// The program's roots.
     pub roots: &'a [Node],
     /// The record's slots.
-    pub slots: &'a [Slot],
+    pub slots: &'a [Slot<'a>],
 }
 
 static NULL: Value = Value::Null;
@@ -199,7 +206,7 @@ impl Record<'_> {
         self.roots.iter().find(|n| named(n, name))
     }
 
-    fn slot(&self, node: &Node) -> &Slot {
+    fn slot(&self, node: &Node) -> &Slot<'_> {
         self.slots.get(node.slot).unwrap_or(&Slot::Absent)
     }
 
@@ -209,6 +216,7 @@ impl Record<'_> {
         let Shape::Fields(children) = &node.shape else {
             return match self.slot(node) {
                 Slot::Value(v) => v.clone(),
+                Slot::Text(s) => Value::from(*s),
                 _ => Value::Null,
             };
         };
@@ -218,6 +226,9 @@ impl Record<'_> {
             match (&child.shape, self.slot(child)) {
                 (Shape::Whole, Slot::Value(v)) => {
                     map.insert(child.key.clone(), v.clone());
+                }
+                (Shape::Whole, Slot::Text(s)) => {
+                    map.insert(child.key.clone(), Value::from(*s));
                 }
                 (Shape::Whole, _) => {}
                 (Shape::Fields(_), _) => {
@@ -244,6 +255,7 @@ impl Context for Record<'_> {
         match self.slot(root) {
             Slot::Absent => None,
             Slot::Value(v) => Some(Field::Borrowed(v)),
+            Slot::Text(s) => Some(Field::Str(s)),
             Slot::Leaves => Some(Field::Owned(self.build(root))),
         }
     }
@@ -265,6 +277,7 @@ impl Context for Record<'_> {
         }
         match (&node.shape, self.slot(node)) {
             (Shape::Whole, Slot::Value(v)) => Some(Field::Borrowed(v)),
+            (Shape::Whole, Slot::Text(s)) => Some(Field::Str(s)),
             (Shape::Whole, _) => Some(Field::Borrowed(&NULL)),
             (Shape::Fields(_), _) => None,
         }
@@ -280,12 +293,15 @@ pub(crate) struct Reader {
 
 impl Reader {
     /// Appends the slots of `record` (a `dict`; `None` has no fields) in
-    /// `layout` to `out`.
-    pub fn record_into(
+    /// `layout` to `out`. With `texts`, a `str` read whole is left for the
+    /// caller to lend ([`Slot::Text`]): its slot (absent until then) and
+    /// the string are pushed to `texts`.
+    pub fn record_into<'a, 'py>(
         &self,
-        record: &Bound<'_, PyAny>,
+        record: &Bound<'py, PyAny>,
         layout: &Layout,
-        out: &mut impl Push,
+        out: &mut impl Push<'a>,
+        mut texts: Option<&mut Texts<'py>>,
     ) -> PyResult<()> {
         let base = out.slots().len();
         out.push_absent(layout.width);
@@ -303,13 +319,15 @@ impl Reader {
             let Some(v) = dict.get_item(node.py_key.bind(record.py()))? else {
                 continue;
             };
-            slots[node.slot] = match &node.shape {
-                Shape::Fields(children) => match v.cast::<PyDict>() {
-                    Ok(d) if self.leaves(d, children, 1, slots)? => Slot::Leaves,
-                    _ => Slot::Value(self.shaped(&v, &node.shape, 1)?),
-                },
-                Shape::Whole => Slot::Value(self.whole(&v, 1)?),
-            };
+            match &node.shape {
+                Shape::Fields(children) => {
+                    slots[node.slot] = match v.cast::<PyDict>() {
+                        Ok(d) if self.leaves(d, children, 1, slots, &mut texts)? => Slot::Leaves,
+                        _ => Slot::Value(self.shaped(&v, &node.shape, 1)?),
+                    }
+                }
+                Shape::Whole => self.leaf(v, 1, slots, node.slot, &mut texts)?,
+            }
         }
         Ok(())
     }
@@ -318,24 +336,23 @@ impl Reader {
     /// their slots, converting as [`Reader::shaped`] does, in the same
     /// order: whether every value on the way to them is a dict (if not,
     /// the caller converts the root with `shaped`).
-    fn leaves(
+    fn leaves<'py>(
         &self,
-        dict: &Bound<'_, PyDict>,
+        dict: &Bound<'py, PyDict>,
         fields: &[Node],
         depth: u32,
-        slots: &mut [Slot],
+        slots: &mut [Slot<'_>],
+        texts: &mut Option<&mut Texts<'py>>,
     ) -> PyResult<bool> {
         self.check_depth(depth)?;
         for node in fields {
             let v = dict.get_item(node.py_key.bind(dict.py()))?;
             match (&node.shape, v) {
-                (Shape::Whole, Some(v)) => {
-                    slots[node.slot] = Slot::Value(self.whole(&v, depth + 1)?);
-                }
+                (Shape::Whole, Some(v)) => self.leaf(v, depth + 1, slots, node.slot, texts)?,
                 (Shape::Whole, None) => slots[node.slot] = Slot::Absent,
                 (Shape::Fields(children), Some(v)) => match v.cast::<PyDict>() {
                     Ok(d) => {
-                        if !self.leaves(d, children, depth + 1, slots)? {
+                        if !self.leaves(d, children, depth + 1, slots, texts)? {
                             return Ok(false);
                         }
                     }
@@ -345,6 +362,42 @@ impl Reader {
             }
         }
         Ok(true)
+    }
+
+    /// A value read whole, into `slots[slot]`: ints and floats converted
+    /// here and written in place (a value returned through memory cost a
+    /// stalled store-to-load forward per field), a `str` left to `texts`
+    /// when given (checked to be UTF-8 now, as `whole` would), anything
+    /// else by [`Reader::whole`]. The slot is [`Slot::Absent`] before.
+    #[inline(always)]
+    fn leaf<'py>(
+        &self,
+        v: Bound<'py, PyAny>,
+        depth: u32,
+        slots: &mut [Slot<'_>],
+        slot: usize,
+        texts: &mut Option<&mut Texts<'py>>,
+    ) -> PyResult<()> {
+        let Some(dst) = slots.get_mut(slot) else {
+            return Ok(());
+        };
+        if let Ok(i) = v.cast_exact::<PyInt>()
+            && let Ok(n) = i.extract::<i64>()
+        {
+            *dst = Slot::Value(Value::Number(n as f64));
+        } else if let Ok(f) = v.cast_exact::<PyFloat>()
+            && f.value().is_finite()
+        {
+            *dst = Slot::Value(Value::Number(f.value()));
+        } else if let Some(texts) = texts
+            && let Ok(s) = v.cast_exact::<PyString>()
+        {
+            s.to_str()?;
+            texts.push((slot, s.clone()));
+        } else {
+            *dst = Slot::Value(self.whole(&v, depth)?);
+        }
+        Ok(())
     }
 
     /// `obj` as far as `shape` reads it; `depth` is the nesting level an

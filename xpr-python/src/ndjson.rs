@@ -52,7 +52,7 @@ pub(crate) fn record(
     line: &[u8],
     layout: &Layout,
     max_depth: u32,
-    values: &mut Values,
+    values: &mut Values<'static>,
 ) -> Result<(), String> {
     values.clear();
     values.resize_with(layout.width, || Slot::Absent);
@@ -69,7 +69,7 @@ pub(crate) fn record(
 /// The record's top level.
 struct Top<'a> {
     roots: &'a [Node],
-    values: &'a mut [Slot],
+    values: &'a mut [Slot<'static>],
     max_depth: u32,
 }
 

@@ -11,7 +11,7 @@ use xpr::{Value, Vm};
 use pyo3_arrow::input::AnyRecordBatch;
 
 use crate::arrow;
-use crate::convert::{self, Layout, Reader, Record, Slot, Values};
+use crate::convert::{self, Layout, Reader, Record, Slot, Texts, Values};
 use crate::errors;
 use crate::ndjson;
 
@@ -75,24 +75,28 @@ impl Program {
         }
     }
 
-    /// Runs against the record `slots` on this thread's VM.
-    fn run(&self, slots: &[Slot]) -> Result<Value, xpr::Error> {
+    /// Runs against the record `slots` on this thread's VM, handing the
+    /// result to `then`.
+    #[inline(always)]
+    fn run<R>(&self, slots: &[Slot<'_>], then: impl FnOnce(Result<Value, xpr::Error>) -> R) -> R {
         let record = Record {
             roots: &self.layout.roots,
             slots,
         };
-        let (result, fuel) = VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => (self.program.run_in(&mut vm, &record), vm.fuel_used()),
-            // Re-entered from a host function: a fresh VM.
-            Err(_) => {
-                let mut vm = Vm::new();
-                (self.program.run_in(&mut vm, &record), vm.fuel_used())
+        VM.with(|vm| {
+            let (result, fuel) = match vm.try_borrow_mut() {
+                Ok(mut vm) => (self.program.run_in(&mut vm, &record), vm.fuel_used()),
+                // Re-entered from a host function: a fresh VM.
+                Err(_) => {
+                    let mut vm = Vm::new();
+                    (self.program.run_in(&mut vm, &record), vm.fuel_used())
+                }
+            };
+            if fuel > DETACH_FUEL {
+                self.heavy.store(true, Ordering::Relaxed);
             }
-        });
-        if fuel > DETACH_FUEL {
-            self.heavy.store(true, Ordering::Relaxed);
-        }
-        result
+            then(result)
+        })
     }
 
     fn error(&self, py: Python<'_>, e: &xpr::Error) -> PyErr {
@@ -117,7 +121,7 @@ impl Program {
                 {
                     return Some((line, LineError::Json(m)));
                 }
-                match self.run(&values) {
+                match self.run(&values, |r| r) {
                     Ok(v) => keep(v, start, end),
                     Err(e) => return Some((line, LineError::Eval(e))),
                 }
@@ -187,8 +191,11 @@ impl Program {
 
     /// Evaluates the expression against `context`, a dict whose keys are
     /// the variables (None: no variables). Only the paths the expression
-    /// reads are looked up and converted. Returns the result as a Python
-    /// value (an integral number as int).
+    /// reads are looked up and converted (`properties.mag` converts that
+    /// one value; a `str` is lent as text, not copied). The GIL is kept
+    /// for a small evaluation and released while the VM runs once one
+    /// evaluation of the program has used [`DETACH_FUEL`] units. Returns
+    /// the result as a Python value (an integral number as int).
     ///
     /// Raises an `XprError` subclass for an evaluation error, `TypeError`
     /// or `ValueError` for a context XPR cannot hold.
@@ -198,22 +205,32 @@ impl Program {
         py: Python<'py>,
         context: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        // The strings read whole, lent to the VM as text: each held for
+        // the call, so a host function changing the dict frees none.
+        let mut texts = Texts::new();
         let mut values = Values::new();
         match context {
-            Some(c) => self.reader.record_into(c, &self.layout, &mut values)?,
+            Some(c) => self
+                .reader
+                .record_into(c, &self.layout, &mut values, Some(&mut texts))?,
             None => values.resize_with(self.layout.width, || Slot::Absent),
+        }
+        for (slot, s) in &texts {
+            values[*slot] = Slot::Text(s.to_str()?);
         }
         if self.calls_host {
             errors::clear_host_cause();
         }
-        let result = if self.heavy.load(Ordering::Relaxed) {
-            py.detach(|| self.run(&values))
-        } else {
-            self.run(&values)
-        };
-        match result {
+        let answer = |result: Result<Value, xpr::Error>| match result {
             Ok(v) => convert::to_py(py, &v),
             Err(e) => Err(self.error(py, &e)),
+        };
+        if self.heavy.load(Ordering::Relaxed) {
+            answer(py.detach(|| self.run(&values, |r| r)))
+        } else {
+            // Converted where the run leaves its result: a result moved
+            // out first cost a stalled store-to-load forward.
+            self.run(&values, answer)
         }
     }
 
@@ -236,7 +253,8 @@ impl Program {
             chunk.clear();
             let mut records = 0;
             for item in iter.by_ref().take(CHUNK) {
-                self.reader.record_into(&item?, &self.layout, &mut chunk)?;
+                self.reader
+                    .record_into(&item?, &self.layout, &mut chunk, None)?;
                 records += 1;
             }
             if records == 0 {
@@ -248,7 +266,7 @@ impl Program {
                 }
                 let mut results = Vec::with_capacity(records);
                 for i in 0..records {
-                    match self.run(&chunk[i * width..(i + 1) * width]) {
+                    match self.run(&chunk[i * width..(i + 1) * width], |r| r) {
                         Ok(v) => results.push(v),
                         Err(e) => return (results, Some(e)),
                     }
