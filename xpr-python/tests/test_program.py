@@ -171,6 +171,32 @@ def test_path_reads_agree_with_whole_reads_on_odd_records():
             path.evaluate({})
 
 
+def test_strings_are_read_in_place_and_outlive_changes_to_the_dict():
+    # A str read whole is lent to the VM as text, held by the call: a host
+    # function emptying the dict mid-run frees nothing the run still reads.
+    record = {"s": "".join(["x"] * 1000) + "!", "n": 1}
+
+    def wipe():
+        record.clear()
+        return True
+
+    p = xpr_rs.compile("wipe() && s.length + (s + '?').length", functions={"wipe": wipe})
+    assert p.evaluate(record) == 1001 + 1002
+    assert record == {}
+    # Compared, concatenated, returned, used as a value; subclasses too.
+    class Str(str):
+        pass
+
+    for s in ["abc", "", "é😀", Str("abc")]:
+        r = {"s": s}
+        assert xpr_rs.compile("[s == 'abc', s + '-', s, s.length, {k: s}]").evaluate(r) == [
+            s == "abc", s + "-", s, len(s), {"k": s},
+        ]
+    # A lone surrogate has no UTF-8 form: refused as before.
+    with pytest.raises(UnicodeEncodeError):
+        xpr_rs.compile("s").evaluate({"s": "\ud800"})
+
+
 def test_deep_and_cyclic_values_stop_at_the_depth_limit():
     deep = []
     for _ in range(2000):
