@@ -3,7 +3,11 @@
 //! A record is never converted whole: [`Shape`] trees, built once per
 //! program from [`xpr::Program::read_paths`], say which fields are read
 //! (`properties.mag` reads one field of `properties`); only those are
-//! looked up in the `dict` (by interned keys) and converted.
+//! looked up in the `dict` (by interned keys) and converted. When every
+//! value on the way to a root's leaves is a dict, only the leaves are
+//! converted ([`Slot::Leaves`]): the VM asks for `properties.mag` whole
+//! ([`xpr::Context::lookup_path`]) and the `properties` object is never
+//! built, unless the program reads it otherwise.
 //!
 //! Python to XPR: `None`, `bool`, `int`, `float`, `str`, `dict` (string
 //! keys), `list` and `tuple` (and their subclasses). An `int` becomes a
@@ -21,9 +25,30 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use smallvec::SmallVec;
 use xpr::{Context, Field, Key, Map, Value};
 
-/// The values of a record's top-level fields, by root: inline for up to
-/// eight (no allocation for a typical rule).
-pub(crate) type Values = SmallVec<[Option<Value>; 8]>;
+/// What a record holds in one slot of a program's layout ([`Layout`]).
+#[derive(Debug)]
+pub(crate) enum Slot<'a> {
+    /// The field is absent.
+    Absent,
+    /// A root's value (only its read fields, when it is read in part), or
+    /// a leaf's value whole.
+    Value(Value),
+    /// A Python `str` (exactly), lent as text for one `evaluate`: a string
+    /// the program only compares or concatenates is never copied.
+    Text(&'a str),
+    /// A root read in part whose values on the way to its leaves are all
+    /// dicts: only its leaves were converted, into their own slots; the
+    /// object is built from them if the VM asks for it.
+    Leaves,
+}
+
+/// A record's slots: the roots' first, by position, then the leaves'.
+/// Inline for up to eight (no allocation for a typical rule).
+pub(crate) type Values<'a> = SmallVec<[Slot<'a>; 8]>;
+
+/// The `str` values of a record kept for [`Slot::Text`]: each slot and
+/// its string (a reference held for the run).
+pub(crate) type Texts<'py> = SmallVec<[(usize, Bound<'py, PyString>); 4]>;
 
 /// What of a value is read.
 pub(crate) enum Shape {
@@ -41,11 +66,51 @@ pub(crate) struct Node {
     pub py_key: Py<PyString>,
     /// What of the field's value is read.
     pub shape: Shape,
+    /// The record slot of a root, or of a leaf (a field read whole)
+    /// below a root read in part; unused for the fields on the way.
+    pub slot: usize,
+}
+
+/// The top-level fields a program reads ([`Node`] trees) and the number
+/// of slots a record of it has.
+pub(crate) struct Layout {
+    /// The roots, whose slots are their positions.
+    pub roots: Vec<Node>,
+    /// Slots a record has: the roots', then the leaves'.
+    pub width: usize,
+}
+
+impl Layout {
+    /// The layout of the read paths `paths`.
+    pub fn new(py: Python<'_>, paths: &[Vec<Key>]) -> Layout {
+        let mut roots = tree(py, paths);
+        let mut width = roots.len();
+        for (i, root) in roots.iter_mut().enumerate() {
+            root.slot = i;
+            if let Shape::Fields(children) = &mut root.shape {
+                number_leaves(children, &mut width);
+            }
+        }
+        Layout { roots, width }
+    }
+}
+
+/// Gives the leaves below `nodes` the next slots, in depth-first order.
+fn number_leaves(nodes: &mut [Node], next: &mut usize) {
+    for node in nodes {
+        match &mut node.shape {
+            Shape::Whole => {
+                node.slot = *next;
+                *next += 1;
+            }
+            Shape::Fields(children) => number_leaves(children, next),
+        }
+    }
 }
 
 /// The top-level fields a program reads, as a tree of [`Node`]s built from
 /// its read paths.
-pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
+fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
     let mut roots: Vec<Node> = Vec::new();
     for path in paths {
         let mut level = &mut roots;
@@ -57,6 +122,7 @@ pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
                     level.push(Node {
                         key: key.clone(),
                         py_key: PyString::intern(py, key).unbind(),
+                        slot: 0,
                         shape: if last {
                             Shape::Whole
                         } else {
@@ -81,54 +147,140 @@ pub(crate) fn tree(py: Python<'_>, paths: &[Vec<Key>]) -> Vec<Node> {
     roots
 }
 
-/// Where [`Reader::record_into`] puts values.
-pub(crate) trait Push {
-    /// Appends `v`.
-    fn push(&mut self, v: Option<Value>);
+/// Where [`Reader::record_into`] puts a record's slots.
+pub(crate) trait Push<'a> {
+    /// Appends `n` [`Slot::Absent`]s.
+    fn push_absent(&mut self, n: usize);
+    /// All slots.
+    fn slots(&mut self) -> &mut [Slot<'a>];
 }
 
-impl Push for Values {
+impl<'a> Push<'a> for Values<'a> {
     #[inline]
-    fn push(&mut self, v: Option<Value>) {
-        SmallVec::push(self, v);
+    fn push_absent(&mut self, n: usize) {
+        for _ in 0..n {
+            self.push(Slot::Absent);
+        }
+    }
+
+    #[inline]
+    fn slots(&mut self) -> &mut [Slot<'a>] {
+        self
     }
 }
 
-impl Push for Vec<Option<Value>> {
+impl<'a> Push<'a> for Vec<Slot<'a>> {
     #[inline]
-    fn push(&mut self, v: Option<Value>) {
-        Vec::push(self, v);
+    fn push_absent(&mut self, n: usize) {
+        for _ in 0..n {
+            self.push(Slot::Absent);
+        }
+    }
+
+    #[inline]
+    fn slots(&mut self) -> &mut [Slot<'a>] {
+        self
     }
 }
 
-/// The record an evaluation reads: the values of the top-level fields the
-/// program reads, by position in the roots of its tree (`None`: absent).
+/// The record an evaluation reads: the slots of one record in the
+/// program's [`Layout`].
 pub(crate) struct Record<'a> {
-    /// The top-level names, as the program holds them.
-    pub names: &'a [Key],
-    /// Their values in this record.
-    pub values: &'a [Option<Value>],
+    /// The program's roots.
+    pub roots: &'a [Node],
+    /// The record's slots.
+    pub slots: &'a [Slot<'a>],
+}
+
+static NULL: Value = Value::Null;
+
+/// Whether `node` is the field `name`: the VM passes the program's own
+/// key, whose pointer usually matches.
+#[inline]
+fn named(node: &Node, name: &str) -> bool {
+    std::ptr::eq(node.key.as_ptr(), name.as_ptr()) || *node.key == *name
 }
 
 impl Record<'_> {
-    fn find(&self, name: &str) -> Option<&Value> {
-        // The VM passes the program's own name: the pointer usually matches.
-        let at = self
-            .names
-            .iter()
-            .position(|k| std::ptr::eq(k.as_ptr(), name.as_ptr()) || **k == *name)?;
-        self.values.get(at)?.as_ref()
+    fn root(&self, name: &str) -> Option<&Node> {
+        self.roots.iter().find(|n| named(n, name))
+    }
+
+    fn slot(&self, node: &Node) -> &Slot<'_> {
+        self.slots.get(node.slot).unwrap_or(&Slot::Absent)
+    }
+
+    /// The object of a [`Slot::Leaves`] root below `node`, as
+    /// [`Reader::shaped`] would have built it.
+    fn build(&self, node: &Node) -> Value {
+        let Shape::Fields(children) = &node.shape else {
+            return match self.slot(node) {
+                Slot::Value(v) => v.clone(),
+                Slot::Text(s) => Value::from(*s),
+                _ => Value::Null,
+            };
+        };
+        let mut map = Map::default();
+        map.reserve(children.len());
+        for child in children {
+            match (&child.shape, self.slot(child)) {
+                (Shape::Whole, Slot::Value(v)) => {
+                    map.insert(child.key.clone(), v.clone());
+                }
+                (Shape::Whole, Slot::Text(s)) => {
+                    map.insert(child.key.clone(), Value::from(*s));
+                }
+                (Shape::Whole, _) => {}
+                (Shape::Fields(_), _) => {
+                    map.insert(child.key.clone(), self.build(child));
+                }
+            }
+        }
+        Value::object(map)
     }
 }
 
 impl Context for Record<'_> {
     fn get(&self, name: &str) -> Option<Value> {
-        self.find(name).cloned()
+        match self.lookup(name, 0)? {
+            Field::Borrowed(v) => Some(v.clone()),
+            Field::Owned(v) => Some(v),
+            Field::Str(s) => Some(Value::from(s)),
+        }
     }
 
     #[inline]
     fn lookup(&self, name: &str, _hash: u64) -> Option<Field<'_>> {
-        self.find(name).map(Field::Borrowed)
+        let root = self.root(name)?;
+        match self.slot(root) {
+            Slot::Absent => None,
+            Slot::Value(v) => Some(Field::Borrowed(v)),
+            Slot::Text(s) => Some(Field::Str(s)),
+            Slot::Leaves => Some(Field::Owned(self.build(root))),
+        }
+    }
+
+    /// A path to one of the leaves of a [`Slot::Leaves`] root: its value
+    /// (null when absent), every value on the way being a dict.
+    #[inline]
+    fn lookup_path(&self, name: &str, _hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
+        let root = self.root(name)?;
+        if !matches!(self.slot(root), Slot::Leaves) {
+            return None;
+        }
+        let mut node = root;
+        for (key, _) in steps {
+            let Shape::Fields(children) = &node.shape else {
+                return None;
+            };
+            node = children.iter().find(|n| named(n, key))?;
+        }
+        match (&node.shape, self.slot(node)) {
+            (Shape::Whole, Slot::Value(v)) => Some(Field::Borrowed(v)),
+            (Shape::Whole, Slot::Text(s)) => Some(Field::Str(s)),
+            (Shape::Whole, _) => Some(Field::Borrowed(&NULL)),
+            (Shape::Fields(_), _) => None,
+        }
     }
 }
 
@@ -140,18 +292,20 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
-    /// Appends the values of `roots` in `record` (a `dict`; `None` has no
-    /// fields) to `out`: `None` for a field the record lacks.
-    pub fn record_into(
+    /// Appends the slots of `record` (a `dict`; `None` has no fields) in
+    /// `layout` to `out`. With `texts`, a `str` read whole is left for the
+    /// caller to lend ([`Slot::Text`]): its slot (absent until then) and
+    /// the string are pushed to `texts`.
+    pub fn record_into<'a, 'py>(
         &self,
-        record: &Bound<'_, PyAny>,
-        roots: &[Node],
-        out: &mut impl Push,
+        record: &Bound<'py, PyAny>,
+        layout: &Layout,
+        out: &mut impl Push<'a>,
+        mut texts: Option<&mut Texts<'py>>,
     ) -> PyResult<()> {
+        let base = out.slots().len();
+        out.push_absent(layout.width);
         if record.is_none() {
-            for _ in roots {
-                out.push(None);
-            }
             return Ok(());
         }
         let dict = record.cast::<PyDict>().map_err(|_| {
@@ -160,12 +314,88 @@ impl Reader {
                 type_name(record)
             ))
         })?;
-        for node in roots {
-            let value = match dict.get_item(node.py_key.bind(record.py()))? {
-                Some(v) => Some(self.shaped(&v, &node.shape, 1)?),
-                None => None,
+        let slots = &mut out.slots()[base..];
+        for node in &layout.roots {
+            let Some(v) = dict.get_item(node.py_key.bind(record.py()))? else {
+                continue;
             };
-            out.push(value);
+            match &node.shape {
+                Shape::Fields(children) => {
+                    slots[node.slot] = match v.cast::<PyDict>() {
+                        Ok(d) if self.leaves(d, children, 1, slots, &mut texts)? => Slot::Leaves,
+                        _ => Slot::Value(self.shaped(&v, &node.shape, 1)?),
+                    }
+                }
+                Shape::Whole => self.leaf(v, 1, slots, node.slot, &mut texts)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The leaves below `fields` of `dict` (nested `depth` deep) into
+    /// their slots, converting as [`Reader::shaped`] does, in the same
+    /// order: whether every value on the way to them is a dict (if not,
+    /// the caller converts the root with `shaped`).
+    fn leaves<'py>(
+        &self,
+        dict: &Bound<'py, PyDict>,
+        fields: &[Node],
+        depth: u32,
+        slots: &mut [Slot<'_>],
+        texts: &mut Option<&mut Texts<'py>>,
+    ) -> PyResult<bool> {
+        self.check_depth(depth)?;
+        for node in fields {
+            let v = dict.get_item(node.py_key.bind(dict.py()))?;
+            match (&node.shape, v) {
+                (Shape::Whole, Some(v)) => self.leaf(v, depth + 1, slots, node.slot, texts)?,
+                (Shape::Whole, None) => slots[node.slot] = Slot::Absent,
+                (Shape::Fields(children), Some(v)) => match v.cast::<PyDict>() {
+                    Ok(d) => {
+                        if !self.leaves(d, children, depth + 1, slots, texts)? {
+                            return Ok(false);
+                        }
+                    }
+                    Err(_) => return Ok(false),
+                },
+                (Shape::Fields(_), None) => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    /// A value read whole, into `slots[slot]`: ints and floats converted
+    /// here and written in place (a value returned through memory cost a
+    /// stalled store-to-load forward per field), a `str` left to `texts`
+    /// when given (checked to be UTF-8 now, as `whole` would), anything
+    /// else by [`Reader::whole`]. The slot is [`Slot::Absent`] before.
+    #[inline(always)]
+    fn leaf<'py>(
+        &self,
+        v: Bound<'py, PyAny>,
+        depth: u32,
+        slots: &mut [Slot<'_>],
+        slot: usize,
+        texts: &mut Option<&mut Texts<'py>>,
+    ) -> PyResult<()> {
+        let Some(dst) = slots.get_mut(slot) else {
+            return Ok(());
+        };
+        if let Ok(i) = v.cast_exact::<PyInt>()
+            && let Ok(n) = i.extract::<i64>()
+        {
+            *dst = Slot::Value(Value::Number(n as f64));
+        } else if let Ok(f) = v.cast_exact::<PyFloat>()
+            && f.value().is_finite()
+        {
+            *dst = Slot::Value(Value::Number(f.value()));
+        } else if let Some(texts) = texts
+            && let Ok(s) = v.cast_exact::<PyString>()
+        {
+            s.to_str()?;
+            texts.push((slot, s.clone()));
+        } else {
+            *dst = Slot::Value(self.whole(&v, depth)?);
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use xpr::{Key, Map, Value};
 
-use crate::convert::{Node, Shape, Values};
+use crate::convert::{Layout, Node, Shape, Slot, Values};
 
 /// The lines of `data` with their 1-based numbers: `(number, start, end)`
 /// byte ranges, the line ending left out, blank lines skipped.
@@ -41,23 +41,24 @@ pub(crate) fn lines(data: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> 
     })
 }
 
-/// The values of `roots` in the JSON record `line` (`None`: absent), into
-/// `values` (cleared first).
+/// The slots of the JSON record `line` in `layout` into `values` (cleared
+/// first): each root read converted as far as it is read (its leaves'
+/// slots unused; absent roots [`Slot::Absent`]).
 ///
 /// # Errors
 /// The line is not JSON, or nests deeper than `max_depth` in the parts
 /// read: the message.
 pub(crate) fn record(
     line: &[u8],
-    roots: &[Node],
+    layout: &Layout,
     max_depth: u32,
-    values: &mut Values,
+    values: &mut Values<'static>,
 ) -> Result<(), String> {
     values.clear();
-    values.resize(roots.len(), None);
+    values.resize_with(layout.width, || Slot::Absent);
     let mut de = serde_json::Deserializer::from_slice(line);
     de.deserialize_any(Top {
-        roots,
+        roots: &layout.roots,
         values,
         max_depth,
     })
@@ -68,7 +69,7 @@ pub(crate) fn record(
 /// The record's top level.
 struct Top<'a> {
     roots: &'a [Node],
-    values: &'a mut [Option<Value>],
+    values: &'a mut [Slot<'static>],
     max_depth: u32,
 }
 
@@ -88,7 +89,7 @@ impl<'de> Visitor<'de> for Top<'_> {
                         depth: 1,
                         max_depth: self.max_depth,
                     })?;
-                    self.values[i] = Some(v);
+                    self.values[i] = Slot::Value(v);
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;

@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use xpr::{Key, Value, Vm};
+use xpr::{Value, Vm};
 
 use pyo3_arrow::input::AnyRecordBatch;
 
 use crate::arrow;
-use crate::convert::{self, Node, Reader, Record, Values};
+use crate::convert::{self, Layout, Reader, Record, Slot, Texts, Values};
 use crate::errors;
 use crate::ndjson;
 
@@ -35,10 +35,8 @@ thread_local! {
 pub(crate) struct Program {
     program: xpr::Program,
     source: String,
-    /// The top-level fields read and what of each ([`Node`]).
-    roots: Vec<Node>,
-    /// The roots' names, for [`Record`].
-    names: Vec<Key>,
+    /// The fields read and the slots a record of them has.
+    layout: Layout,
     reader: Reader,
     /// Whether an evaluation used [`DETACH_FUEL`]: from then on the GIL is
     /// released while the VM runs.
@@ -64,40 +62,41 @@ impl Program {
         reader: Reader,
         options: Py<PyDict>,
     ) -> Program {
-        let roots = convert::tree(py, &program.read_paths());
-        let names = roots.iter().map(|n| n.key.clone()).collect();
+        let layout = Layout::new(py, &program.read_paths());
         let calls_host = options.bind(py).contains("functions").unwrap_or(true);
         Program {
             calls_host,
             program,
             source,
-            roots,
-            names,
+            layout,
             reader,
             heavy: AtomicBool::new(false),
             options,
         }
     }
 
-    /// Runs against the top-level `values` on this thread's VM: the result
-    /// and the fuel used.
-    fn run(&self, values: &[Option<Value>]) -> Result<Value, xpr::Error> {
+    /// Runs against the record `slots` on this thread's VM, handing the
+    /// result to `then`.
+    #[inline(always)]
+    fn run<R>(&self, slots: &[Slot<'_>], then: impl FnOnce(Result<Value, xpr::Error>) -> R) -> R {
         let record = Record {
-            names: &self.names,
-            values,
+            roots: &self.layout.roots,
+            slots,
         };
-        let (result, fuel) = VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => (self.program.run_in(&mut vm, &record), vm.fuel_used()),
-            // Re-entered from a host function: a fresh VM.
-            Err(_) => {
-                let mut vm = Vm::new();
-                (self.program.run_in(&mut vm, &record), vm.fuel_used())
+        VM.with(|vm| {
+            let (result, fuel) = match vm.try_borrow_mut() {
+                Ok(mut vm) => (self.program.run_in(&mut vm, &record), vm.fuel_used()),
+                // Re-entered from a host function: a fresh VM.
+                Err(_) => {
+                    let mut vm = Vm::new();
+                    (self.program.run_in(&mut vm, &record), vm.fuel_used())
+                }
+            };
+            if fuel > DETACH_FUEL {
+                self.heavy.store(true, Ordering::Relaxed);
             }
-        });
-        if fuel > DETACH_FUEL {
-            self.heavy.store(true, Ordering::Relaxed);
-        }
-        result
+            then(result)
+        })
     }
 
     fn error(&self, py: Python<'_>, e: &xpr::Error) -> PyErr {
@@ -118,11 +117,11 @@ impl Program {
             let mut values = Values::new();
             for (line, start, end) in ndjson::lines(data) {
                 if let Err(m) =
-                    ndjson::record(&data[start..end], &self.roots, max_depth, &mut values)
+                    ndjson::record(&data[start..end], &self.layout, max_depth, &mut values)
                 {
                     return Some((line, LineError::Json(m)));
                 }
-                match self.run(&values) {
+                match self.run(&values, |r| r) {
                     Ok(v) => keep(v, start, end),
                     Err(e) => return Some((line, LineError::Eval(e))),
                 }
@@ -192,8 +191,11 @@ impl Program {
 
     /// Evaluates the expression against `context`, a dict whose keys are
     /// the variables (None: no variables). Only the paths the expression
-    /// reads are looked up and converted. Returns the result as a Python
-    /// value (an integral number as int).
+    /// reads are looked up and converted (`properties.mag` converts that
+    /// one value; a `str` is lent as text, not copied). The GIL is kept
+    /// for a small evaluation and released while the VM runs once one
+    /// evaluation of the program has used [`DETACH_FUEL`] units. Returns
+    /// the result as a Python value (an integral number as int).
     ///
     /// Raises an `XprError` subclass for an evaluation error, `TypeError`
     /// or `ValueError` for a context XPR cannot hold.
@@ -203,22 +205,32 @@ impl Program {
         py: Python<'py>,
         context: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        // The strings read whole, lent to the VM as text: each held for
+        // the call, so a host function changing the dict frees none.
+        let mut texts = Texts::new();
         let mut values = Values::new();
         match context {
-            Some(c) => self.reader.record_into(c, &self.roots, &mut values)?,
-            None => values.resize(self.roots.len(), None),
+            Some(c) => self
+                .reader
+                .record_into(c, &self.layout, &mut values, Some(&mut texts))?,
+            None => values.resize_with(self.layout.width, || Slot::Absent),
+        }
+        for (slot, s) in &texts {
+            values[*slot] = Slot::Text(s.to_str()?);
         }
         if self.calls_host {
             errors::clear_host_cause();
         }
-        let result = if self.heavy.load(Ordering::Relaxed) {
-            py.detach(|| self.run(&values))
-        } else {
-            self.run(&values)
-        };
-        match result {
+        let answer = |result: Result<Value, xpr::Error>| match result {
             Ok(v) => convert::to_py(py, &v),
             Err(e) => Err(self.error(py, &e)),
+        };
+        if self.heavy.load(Ordering::Relaxed) {
+            answer(py.detach(|| self.run(&values, |r| r)))
+        } else {
+            // Converted where the run leaves its result: a result moved
+            // out first cost a stalled store-to-load forward.
+            self.run(&values, answer)
         }
     }
 
@@ -233,15 +245,16 @@ impl Program {
     ) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         let mut iter = contexts.try_iter()?;
-        // The chunk's records, one after the other, each `roots` values long.
-        let width = self.roots.len();
-        let mut chunk: Vec<Option<Value>> = Vec::with_capacity(CHUNK * width);
+        // The chunk's records, one after the other, each `width` slots long.
+        let width = self.layout.width;
+        let mut chunk: Vec<Slot> = Vec::with_capacity(CHUNK * width);
         let mut index = 0usize;
         loop {
             chunk.clear();
             let mut records = 0;
             for item in iter.by_ref().take(CHUNK) {
-                self.reader.record_into(&item?, &self.roots, &mut chunk)?;
+                self.reader
+                    .record_into(&item?, &self.layout, &mut chunk, None)?;
                 records += 1;
             }
             if records == 0 {
@@ -253,7 +266,7 @@ impl Program {
                 }
                 let mut results = Vec::with_capacity(records);
                 for i in 0..records {
-                    match self.run(&chunk[i * width..(i + 1) * width]) {
+                    match self.run(&chunk[i * width..(i + 1) * width], |r| r) {
                         Ok(v) => results.push(v),
                         Err(e) => return (results, Some(e)),
                     }

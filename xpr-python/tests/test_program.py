@@ -118,6 +118,85 @@ def test_nested_reads_agree_with_whole_reads():
         assert nested == whole, source
 
 
+class Sub(dict):
+    pass
+
+
+def test_path_reads_agree_with_whole_reads_on_odd_records():
+    # Each chain of fields is handed to the record at once; a record whose
+    # values on the way are not all dicts is read step by step: results
+    # and errors (kind, message, span) as when the root is read whole.
+    records = [
+        {"p": {"a": {"b": 1, "c": "x"}, "d": [1, 2]}, "n": 2},
+        {"p": {"a": {"b": None}, "d": None}},
+        {"p": {"a": {}, "d": "text"}},
+        {"p": {"a": None}},
+        {"p": {"a": [1]}},
+        {"p": {"a": 3}},
+        {"p": {}},
+        {"p": None},
+        {"p": [1, 2]},
+        {"p": "s"},
+        {"p": Sub(a=Sub(b=5))},
+    ]
+    sources = [
+        "p.a.b",
+        "p.a.b == 1 && p.a.c == 'x'",
+        "p.a.c + '!'",
+        "p.d.length",
+        "p.a.b ?? 'none'",
+        "p?.a?.b",
+        "[p.a.b, p?.a, p.d]",
+        "p.a.b.c",
+        "n + p.a.b",
+    ]
+    for source in sources:
+        path = xpr_rs.compile(source)
+        whole = xpr_rs.compile(f"let q = p; {source}")
+        for record in records:
+            try:
+                want = ("ok", whole.evaluate(record))
+            except xpr_rs.XprError as e:
+                # The whole program's source is longer by its prefix.
+                shift = len(whole.source) - len(source)
+                want = (e.kind, e.message, (e.span[0] - shift, e.span[1] - shift))
+            try:
+                got = ("ok", path.evaluate(record))
+            except xpr_rs.XprError as e:
+                got = (e.kind, e.message, e.span)
+            assert got == want, (source, record)
+            if want[0] == "ok":
+                assert path.evaluate_many([record, record]) == [want[1]] * 2
+        with pytest.raises(xpr_rs.XprReferenceError, match="Unknown identifier '[np]'"):
+            path.evaluate({})
+
+
+def test_strings_are_read_in_place_and_outlive_changes_to_the_dict():
+    # A str read whole is lent to the VM as text, held by the call: a host
+    # function emptying the dict mid-run frees nothing the run still reads.
+    record = {"s": "".join(["x"] * 1000) + "!", "n": 1}
+
+    def wipe():
+        record.clear()
+        return True
+
+    p = xpr_rs.compile("wipe() && s.length + (s + '?').length", functions={"wipe": wipe})
+    assert p.evaluate(record) == 1001 + 1002
+    assert record == {}
+    # Compared, concatenated, returned, used as a value; subclasses too.
+    class Str(str):
+        pass
+
+    for s in ["abc", "", "é😀", Str("abc")]:
+        r = {"s": s}
+        assert xpr_rs.compile("[s == 'abc', s + '-', s, s.length, {k: s}]").evaluate(r) == [
+            s == "abc", s + "-", s, len(s), {"k": s},
+        ]
+    # A lone surrogate has no UTF-8 form: refused as before.
+    with pytest.raises(UnicodeEncodeError):
+        xpr_rs.compile("s").evaluate({"s": "\ud800"})
+
+
 def test_deep_and_cyclic_values_stop_at_the_depth_limit():
     deep = []
     for _ in range(2000):

@@ -43,6 +43,31 @@ pub trait Context {
         let _ = hash;
         self.get(name).map(Field::Owned)
     }
+
+    /// The value at the end of the path `name.f1.f2...` (`steps`: each
+    /// field's name and its [`crate::value::key_hash`]), read without
+    /// building the values on the way, for a context that can: a chain of
+    /// constant field reads on a context name (`properties.mag`, not
+    /// `properties?.mag` nor `properties["mag"]`) asks this first.
+    ///
+    /// An answer must be what reading `name` with [`Context::lookup`] and
+    /// then taking each field in turn would give, with nothing that read
+    /// could fail on: `name` present and no deeper than the value-depth
+    /// limit, and each value before the last step an object holding the
+    /// next field (the last field may be absent: answer null). Whenever
+    /// that is not so, or the context cannot tell cheaply, answer `None`:
+    /// the VM then reads step by step, charging the same fuel and raising
+    /// the same errors at the same positions as for an answer (one unit
+    /// for the name and one per field either way).
+    ///
+    /// A value built for the answer ([`Field::Owned`], [`Field::Str`]) is
+    /// not kept for the run as a top-level one is: each read of the path
+    /// asks again. The default answers `None`.
+    #[inline]
+    fn lookup_path(&self, name: &str, hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
+        let _ = (name, hash, steps);
+        None
+    }
 }
 
 impl Context for () {
@@ -104,6 +129,11 @@ impl<C: Context + ?Sized> Context for &C {
     #[inline]
     fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
         (**self).lookup(name, hash)
+    }
+
+    #[inline]
+    fn lookup_path(&self, name: &str, hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
+        (**self).lookup_path(name, hash, steps)
     }
 }
 

@@ -51,8 +51,12 @@ class Program:
         """The bytecode listing."""
     def evaluate(self, context: Mapping[str, Any] | None = None) -> Value:
         """Evaluates against ``context`` (a dict), reading only the paths
-        the expression uses. Raises an ``XprError`` subclass; ``TypeError``
-        or ``ValueError`` for a context value XPR cannot hold."""
+        the expression uses (``properties.mag`` converts that one value;
+        a ``str`` is read in place, not copied). The GIL is kept for a
+        small evaluation and released while the VM runs once one
+        evaluation of the program has used 20,000 fuel units. Raises an
+        ``XprError`` subclass; ``TypeError`` or ``ValueError`` for a
+        context value XPR cannot hold."""
     def evaluate_many(self, contexts: Iterable[Mapping[str, Any]]) -> list[Value]:
         """Evaluates against each context, in chunks with the GIL released
         while they run. The first error is raised, with ``.index``."""

@@ -233,6 +233,20 @@ impl Exec<'_> {
                         self.vm.stack.push(v);
                     }
                     Op::LoadGlobal(g) => {
+                        // `name.f1.f2...`: the context may answer the whole
+                        // chain (`Context::lookup_path`), the values on the
+                        // way never built; the fields' instructions are
+                        // charged as if run in turn.
+                        if let Some(&Op::GetField(_)) = code.get(ip)
+                            && let Some((v, n)) = tri!(self.path(program, code, ip, g))
+                        {
+                            for _ in 0..n {
+                                ip += 1;
+                                charge!();
+                            }
+                            self.vm.stack.push(v);
+                            continue;
+                        }
                         let found = tri!(self.global(program, g));
                         // `name <cmp> constant`: compared where the value
                         // lies, without pushing (or reference-counting) it.

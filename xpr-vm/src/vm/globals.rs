@@ -1,13 +1,18 @@
 //! Context names: a global read from the context (lent, built and kept
 //! for the run, or lent as text), else its fallback, else `Unknown
-//! identifier`.
+//! identifier`; a chain of field reads on a global answered by the
+//! context at once.
 
 use super::errors::{internal, unknown_identifier, value_too_deep};
 use super::{Exec, NULL, Vm};
 use crate::context::{Context, Field};
 use crate::error::Error;
-use crate::program::Program;
+use crate::program::{Op, Program};
 use crate::value::Value;
+
+/// The most fields of a chain one [`Context::lookup_path`] call covers
+/// (the rest of a longer chain is read step by step).
+pub(super) const PATH_STEPS: usize = 8;
 
 /// Where the value of a global read lies (see `Exec::global`).
 #[derive(Clone, Copy)]
@@ -99,6 +104,58 @@ impl<'a> Exec<'a> {
                 None => Err(unknown_identifier(&global.name)),
             },
         }
+    }
+
+    /// A chain of constant field reads on global `g` (the
+    /// [`Op::GetField`]s from `code[at]` on, at most [`PATH_STEPS`])
+    /// answered at once by [`Context::lookup_path`]: the value at its end
+    /// and the number of fields it covers. `None` (the context cannot
+    /// answer, or the global is already kept for the run): the caller
+    /// reads step by step.
+    ///
+    /// # Errors
+    /// `Value depth limit exceeded` for an answer deeper than the limit
+    /// (its root, read step by step, would be deeper still).
+    #[inline(never)]
+    pub(super) fn path(
+        &mut self,
+        program: &Program,
+        code: &[Op],
+        at: usize,
+        g: u32,
+    ) -> Result<Option<(Value, usize)>, Error> {
+        let parts = program.parts();
+        let (Some(global), Some(&hash)) = (
+            parts.globals.get(g as usize),
+            program.global_hashes().get(g as usize),
+        ) else {
+            return Ok(None);
+        };
+        if program.ptr_eq(self.main) && matches!(self.vm.globals.get(g as usize), Some(Some(_))) {
+            return Ok(None);
+        }
+        let hashes = program.key_hashes();
+        let mut steps: [(&str, u64); PATH_STEPS] = [("", 0); PATH_STEPS];
+        let mut n = 0;
+        for op in code.get(at..).unwrap_or_default().iter().take(PATH_STEPS) {
+            let Op::GetField(k) = *op else { break };
+            let (Some(key), Some(&h)) = (parts.keys.get(k as usize), hashes.get(k as usize)) else {
+                return Ok(None);
+            };
+            steps[n] = (key, h);
+            n += 1;
+        }
+        let ctx: &dyn Context = self.ctx;
+        let v = match ctx.lookup_path(&global.name, hash, &steps[..n]) {
+            None => return Ok(None),
+            Some(Field::Borrowed(v)) => v.clone(),
+            Some(Field::Owned(v)) => v,
+            Some(Field::Str(s)) => Value::String(s.into()),
+        };
+        if v.depth() > self.vm.budget.value_depth {
+            return Err(value_too_deep());
+        }
+        Ok(Some((v, n)))
     }
 
     /// Keeps `v`, built by the context for global `g`, for the rest of the
