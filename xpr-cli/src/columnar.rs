@@ -435,14 +435,23 @@ impl Job<'_> {
     /// `--filter`: the rows whose result is truthy.
     fn keep(&self, t: &Taken, e: &Evaluation, o: &mut Outcome) -> Result<(), Error> {
         // Policy null: a failed row is a null cell, which is not kept.
-        let keep: arrow_array::BooleanArray = (0..e.values.len())
-            .map(|i| {
-                Some(
-                    e.values.is_valid(i)
-                        && xpr_arrow::cell_value(e.values.as_ref(), i).is_ok_and(|v| v.truthy()),
-                )
-            })
-            .collect();
+        let keep: arrow_array::BooleanArray = match e.values.data_type() {
+            DataType::Boolean => e
+                .values
+                .as_boolean()
+                .iter()
+                .map(|v| Some(v == Some(true)))
+                .collect(),
+            _ => (0..e.values.len())
+                .map(|i| {
+                    Some(
+                        e.values.is_valid(i)
+                            && xpr_arrow::cell_value(e.values.as_ref(), i)
+                                .is_ok_and(|v| v.truthy()),
+                    )
+                })
+                .collect(),
+        };
         let kept = arrow_select::filter::filter_record_batch(&t.batch, &keep)
             .map_err(Error::type_error)?;
         o.outputs = kept.num_rows() as u64;
