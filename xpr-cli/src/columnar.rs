@@ -617,10 +617,12 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         filter: args.filter,
         output: args.output_format,
         options: BatchOptions {
+            // With --filter a failed row is a null cell, not kept: the
+            // results stay aligned with the rows.
             on_error: match args.on_error {
                 OnError::Fail => xpr_arrow::OnError::Fail,
-                OnError::Skip => xpr_arrow::OnError::Skip,
-                OnError::Null => xpr_arrow::OnError::Null,
+                OnError::Skip if !args.filter => xpr_arrow::OnError::Skip,
+                OnError::Skip | OnError::Null => xpr_arrow::OnError::Null,
             },
             // Every row within the per-run limits, as `xpr run` on NDJSON.
             fuel: Budget::PerRow,
