@@ -35,6 +35,8 @@ use xpr_arrow::{BatchOptions, Budget, Evaluation};
 
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs, json_out};
 
+mod object;
+
 /// Rows per record batch read from Parquet (the columnar path works on
 /// this many rows at a time), at most...
 pub const BATCH_ROWS: usize = 8 * 1024;
@@ -388,6 +390,8 @@ struct Job<'a> {
     filter: bool,
     output: OutputFormat,
     options: BatchOptions,
+    /// An object literal's properties, evaluated each on its own.
+    parts: Option<object::Parts>,
 }
 
 impl Job<'_> {
@@ -402,7 +406,21 @@ impl Job<'_> {
             reported: Vec::new(),
             fatal: None,
         };
-        let evaluation = xpr_arrow::evaluate_batch_report(&self.program, &t.batch, &self.options);
+        let by_parts = self
+            .parts
+            .as_ref()
+            .and_then(|p| p.evaluate(&self.program, &t.batch, &self.options));
+        let evaluation = match by_parts {
+            Some(values) => Ok(Evaluation {
+                values,
+                errors: Vec::new(),
+                fuel_used: 0,
+                memory_used: 0,
+                rows_on_vm: 0,
+                json_text: true,
+            }),
+            None => xpr_arrow::evaluate_batch_report(&self.program, &t.batch, &self.options),
+        };
         let evaluation = match evaluation {
             Ok(e) => e,
             Err(e) => {
@@ -612,7 +630,13 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
             .map(|k| k.to_string())
             .collect()
     });
+    let parts = if args.filter {
+        None
+    } else {
+        object::Parts::of(&engine, &args.expr)
+    };
     let job = Job {
+        parts,
         expr: &args.expr,
         filter: args.filter,
         output: args.output_format,

@@ -470,3 +470,56 @@ fn memory_stays_near_the_batch_size() {
         peak >> 20
     );
 }
+
+/// An object literal is evaluated by its properties, each columnar; the
+/// output is the same as the whole object's, row by row (`true ? {..} :
+/// null` is no literal: evaluated whole), failing rows and budgets too.
+#[test]
+fn object_literals_by_parts_give_the_whole_objects_answers() {
+    let file = temp_file("parts.parquet", &parquet_bytes(&numbers(20_000), 20_000));
+    let nested = temp_file("parts-nested.parquet", &parquet_bytes(&nested(), 4));
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "{a: id * 2, b: id % 3 == 0, \"c\\\"d\": `n${id}`}",
+            &[],
+            &file,
+        ),
+        (
+            "{a: id / 7, s: (id + 0.5).round()}",
+            &["--jobs", "3"],
+            &file,
+        ),
+        // Row 1000 fails in a part: its batch is evaluated whole.
+        ("{a: id, b: v + 1}", &["--on-error", "null"], &file),
+        ("{a: id, b: v + 1}", &["--on-error", "skip"], &file),
+        ("{a: id, b: v + 1}", &[], &file),
+        // Each part within the fuel, the object not: the whole decides.
+        (
+            "{a: id + 1, b: id + 2, c: id + 3, d: id + 4}",
+            &["--fuel", "12", "--on-error", "null"],
+            &file,
+        ),
+        (
+            "{x: pos.x, t: tags, n: name, p: pos, k: {id: id}}",
+            &[],
+            &nested,
+        ),
+        ("{x: pos.x, x: 1}", &[], &nested),
+    ];
+    for (expr, flags, file) in cases {
+        let mut outputs = Vec::new();
+        for e in [expr.to_string(), format!("true ? {expr} : null")] {
+            let o = run(&[&["run", "-q", "--input", "parquet"], *flags, &[&e, file]].concat());
+            let err = stderr(&o).replace(&e, "EXPR");
+            // Positions differ by the prefix's length.
+            let err: String = err
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('^'))
+                .collect();
+            let err = err.split(" at position").next().unwrap_or("").to_string();
+            outputs.push((code(&o), lines(&o), err));
+        }
+        assert_eq!(outputs[0], outputs[1], "{expr} {flags:?}");
+        assert!(!outputs[0].1.is_empty() || outputs[0].0 != 0, "{expr}");
+    }
+}
