@@ -36,6 +36,7 @@ use xpr_arrow::{BatchOptions, Budget, Evaluation};
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs, json_out};
 
 mod object;
+mod rows;
 
 /// Rows per record batch read from Parquet (the columnar path works on
 /// this many rows at a time), at most...
@@ -445,7 +446,8 @@ impl Job<'_> {
             self.results(&evaluation, &mut o)
         };
         if let Err(e) = result {
-            o.fatal = Some(Exit::expression(format!("error: {}: {e}\n", t.source)));
+            // A column no row could be written from: the input's fault.
+            o.fatal = Some(Exit::usage(format_args!("{}: {e}", t.source)));
         }
         o
     }
@@ -476,10 +478,7 @@ impl Job<'_> {
         o.done = match self.output {
             OutputFormat::Ndjson => {
                 let mut out = Vec::with_capacity(kept.num_rows() * 64);
-                for row in 0..kept.num_rows() {
-                    json_out::write_value(&mut out, &xpr_arrow::row_value(&kept, row)?);
-                    out.push(b'\n');
-                }
+                rows::write(&mut out, &kept)?;
                 Done::Text(out)
             }
             _ => Done::Batch {

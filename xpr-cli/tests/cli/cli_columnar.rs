@@ -523,3 +523,57 @@ fn object_literals_by_parts_give_the_whole_objects_answers() {
         assert!(!outputs[0].1.is_empty() || outputs[0].0 != 0, "{expr}");
     }
 }
+
+/// Kept rows are written cell by cell: each Arrow type as the program
+/// reads it (integers and floats as numbers, NaN as null); a column of a
+/// type XPR does not read is refused, naming it.
+#[test]
+fn kept_rows_write_each_type_as_read() {
+    use arrow_array::{
+        BooleanArray, Date32Array, Float32Array, Int32Array, LargeStringArray, UInt8Array,
+    };
+    let batch = RecordBatch::try_from_iter([
+        (
+            "f",
+            Arc::new(Float32Array::from(vec![1.5, f32::NAN])) as ArrayRef,
+        ),
+        ("u", Arc::new(UInt8Array::from(vec![Some(255), None]))),
+        ("i", Arc::new(Int32Array::from(vec![-7, 0]))),
+        ("b", Arc::new(BooleanArray::from(vec![Some(true), None]))),
+        (
+            "s",
+            Arc::new(LargeStringArray::from(vec!["a\"\u{e9}\n", ""])),
+        ),
+    ])
+    .expect("batch");
+    let file = temp_file("types.arrow", &arrow_bytes(&batch));
+    let want = [
+        r#"{"f":1.5,"u":255,"i":-7,"b":true,"s":"a\"é\n"}"#,
+        r#"{"f":null,"u":null,"i":0,"b":null,"s":""}"#,
+    ];
+    assert_eq!(
+        ndjson(&["--input", "arrow", "--filter"], "true", &file),
+        want
+    );
+    // The same values as the program reads them.
+    let got = ndjson(
+        &["--input", "arrow"],
+        "{f: f, u: u, i: i, b: b, s: s}",
+        &file,
+    );
+    assert_eq!(got, want);
+    let dated = RecordBatch::try_from_iter([
+        ("n", Arc::new(Int32Array::from(vec![1])) as ArrayRef),
+        ("d", Arc::new(Date32Array::from(vec![19_000]))),
+    ])
+    .expect("batch");
+    let file = temp_file("dated.arrow", &arrow_bytes(&dated));
+    // Not read by the program: fine; written whole by --filter: refused.
+    assert_eq!(ndjson(&["--input", "arrow"], "n", &file), ["1"]);
+    let o = run(&["run", "--input", "arrow", "--filter", "n > 0", &file]);
+    assert_fails(
+        &o,
+        1,
+        "column 'd' has Arrow type Date32, which XPR cannot read",
+    );
+}
