@@ -573,7 +573,7 @@ fn kept_rows_write_each_type_as_read() {
     let o = run(&["run", "--input", "arrow", "--filter", "n > 0", &file]);
     assert_fails(
         &o,
-        1,
+        2,
         "column 'd' has Arrow type Date32, which XPR cannot read",
     );
 }
