@@ -562,14 +562,14 @@ fn earthquakes_nested_access_optional_chaining_and_dates() {
 #[test]
 fn columnar_formats_need_the_feature() {
     let o = run(&["run", "--input", "parquet", "x", "f.parquet"]);
-    assert_fails(
+    common::assert_fails(
         &o,
         2,
         "xpr: --input parquet needs an xpr built with the `columnar` feature: \
          cargo install --path xpr-cli --features columnar",
     );
     let o = run_with(&["run", "--output", "arrow", "x"], b"{\"x\":1}\n");
-    assert_fails(
+    common::assert_fails(
         &o,
         2,
         "--output arrow needs an xpr built with the `columnar` feature",
