@@ -236,6 +236,8 @@ struct Writer {
     outputs: u64,
     errors: u64,
     shown: usize,
+    /// The note that further errors are only counted was printed.
+    noted: bool,
     started: Instant,
     quiet: bool,
 }
@@ -254,6 +256,10 @@ impl Writer {
                 eprint!("{text}");
                 self.shown += 1;
             }
+        }
+        if !self.noted && self.errors > self.shown as u64 {
+            self.noted = true;
+            eprintln!("warning: further row errors are counted, not shown");
         }
         match o.done {
             Done::Text(bytes) => {
@@ -686,6 +692,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
             outputs: 0,
             errors: 0,
             shown: 0,
+            noted: false,
             started,
             quiet: args.quiet,
         },

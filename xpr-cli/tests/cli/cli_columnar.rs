@@ -329,6 +329,27 @@ fn errors_are_per_row_with_the_row_number() {
         err.contains("20000 records in, 20000 out, 20 errors"),
         "{err}"
     );
+    assert!(!err.contains("further row errors"), "{err}");
+    // Beyond 20 errors, the rest are counted.
+    let o = run(&[
+        "run",
+        "--input",
+        "parquet",
+        "--on-error",
+        "null",
+        "id % 500 == 0 ? id.x() : id",
+        &file,
+    ]);
+    let err = stderr(&o);
+    assert_eq!(err.matches("warning: ").count(), 21, "{err}");
+    assert!(
+        err.contains("warning: further row errors are counted, not shown\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("20000 records in, 20000 out, 40 errors"),
+        "{err}"
+    );
     // Skip: the row is left out.
     let o = run(&[
         "run",
