@@ -6,7 +6,9 @@
 #     official Python MCP SDK as the client (makes a venv under target/
 #     the first time: needs PyPI);
 #  3. columnar evaluation over Arrow (xpr-arrow, a workspace of its own:
-#     arrow stays out of the core's build): its Rust tests;
+#     arrow stays out of the core's build): its Rust tests; then `xpr run`
+#     over Parquet and Arrow IPC (xpr-cli's feature `columnar`, sharing
+#     the target dir and so the arrow build);
 #  4. the Python package's workspace (xpr-python: pyo3 stays out of the
 #     core's build): builds the xpr-rs wheel with maturin, installs it in
 #     a venv under target/ (made the first time: needs PyPI) and runs
@@ -29,6 +31,9 @@ bash xpr-mcp/tests/run_e2e.sh
 
 echo "== xpr-arrow: cargo test"
 cargo test --manifest-path xpr-arrow/Cargo.toml
+
+echo "== xpr-cli --features columnar: Parquet and Arrow IPC in xpr run"
+cargo test -p xpr-cli --features columnar --test cli cli_columnar
 
 echo "== xpr-python: the wheel, then pytest"
 bash xpr-python/run_tests.sh

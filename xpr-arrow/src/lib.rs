@@ -165,6 +165,10 @@ pub struct Evaluation {
     /// How many rows the VM ran (the others were evaluated by vector
     /// operations).
     pub rows_on_vm: usize,
+    /// Whether `values` (a `Utf8` array) holds each value's JSON text
+    /// (arrays, objects, or a mix of types: strings are then quoted);
+    /// false when its strings are the values themselves.
+    pub json_text: bool,
 }
 
 /// Evaluates `program` on every row of `batch`.
@@ -238,7 +242,7 @@ pub fn evaluate_batch_report(
     let mut meter = Meter::new(program, options, rows);
     let mut collect = Collector::new(options.on_error, rows);
     let mut runner = RowRunner::new(program);
-    let shape = write::static_type(program.result_type()).map(Shape::plain);
+    let shape = write::static_shape(program.result_type());
     let plan = if options.row_by_row {
         None
     } else {
@@ -255,13 +259,14 @@ pub fn evaluate_batch_report(
             let result = runner.run(&columns, row, &mut meter).map_err(at(row))?;
             collect.push(row, result)?;
         }
-        let values = collect.build(shape)?;
+        let (values, json_text) = collect.build(shape)?;
         return Ok(Evaluation {
             values,
             errors: collect.errors,
             fuel_used: meter.fuel,
             memory_used: meter.memory,
             rows_on_vm: rows,
+            json_text,
         });
     };
     let outcome = plan::run(&plan, rows, &mut meter).map_err(BatchError::batch)?;
@@ -280,7 +285,7 @@ pub fn evaluate_batch_report(
     }
     let array = outcome.array;
     let fits = shape.as_ref().is_none_or(|s| s.dt == *array.data_type());
-    let values = if fits && reruns.iter().all(|(_, r)| r.is_err()) {
+    let (values, json_text) = if fits && reruns.iter().all(|(_, r)| r.is_err()) {
         // Failed rows are null cells already; skipped ones are dropped.
         let array = match options.on_error {
             OnError::Skip if !reruns.is_empty() => {
@@ -296,10 +301,14 @@ pub fn evaluate_batch_report(
                 collect.errors.push((row, e));
             }
         }
+        let json_text = shape.as_ref().is_some_and(|s| s.json_strings);
         if shape.is_none() && array.null_count() == array.len() {
-            std::sync::Arc::new(arrow_array::NullArray::new(array.len()))
+            (
+                std::sync::Arc::new(arrow_array::NullArray::new(array.len())) as ArrayRef,
+                false,
+            )
         } else {
-            array
+            (array, json_text)
         }
     } else {
         // A failed row the VM evaluated after all, or another type than
@@ -320,7 +329,45 @@ pub fn evaluate_batch_report(
         fuel_used: meter.fuel,
         memory_used: meter.memory,
         rows_on_vm: outcome.failed.len(),
+        json_text,
     })
+}
+
+/// Row `row` of `batch` as an XPR object of all its columns, in schema
+/// order (as the program sees them; see the type mapping above): what
+/// `xpr run --filter` writes of a kept row.
+///
+/// # Errors
+/// A column whose Arrow type XPR cannot read (kind [`ErrorKind::Type`]).
+///
+/// # Panics
+/// If `row` is not below `batch.num_rows()`.
+pub fn row_value(batch: &RecordBatch, row: usize) -> Result<Value, Error> {
+    let mut map = xpr::Map::default();
+    for (field, column) in batch.schema_ref().fields().iter().zip(batch.columns()) {
+        if !read::readable(field.data_type()) {
+            return Err(read::unsupported(field.name(), field.data_type()));
+        }
+        map.insert(
+            field.name().as_str().into(),
+            read::value_at(column.as_ref(), row),
+        );
+    }
+    Ok(Value::object(map))
+}
+
+/// Cell `row` of `array` as an XPR value (see the type mapping above).
+///
+/// # Errors
+/// An Arrow type XPR cannot read (kind [`ErrorKind::Type`]).
+///
+/// # Panics
+/// If `row` is not below `array.len()`.
+pub fn cell_value(array: &dyn arrow_array::Array, row: usize) -> Result<Value, Error> {
+    if !read::readable(array.data_type()) {
+        return Err(read::unsupported("(cell)", array.data_type()));
+    }
+    Ok(read::value_at(array, row))
 }
 
 fn arrow_error(e: arrow_schema::ArrowError) -> BatchError {
@@ -373,11 +420,15 @@ impl Collector {
 
     /// The array of the gathered results, in `shape` when given and every
     /// value fits it, else in the shape that holds them all.
-    fn build(&self, shape: Option<Shape>) -> Result<ArrayRef, BatchError> {
+    /// Also says whether its cells are JSON text ([`Evaluation::json_text`]).
+    fn build(&self, shape: Option<Shape>) -> Result<(ArrayRef, bool), BatchError> {
         let shape = shape.unwrap_or_else(|| write::infer(self.values.iter().flatten()));
         let result = match write::build(&self.values, &shape) {
-            Err(Ok(_)) => write::build(&self.values, &write::infer(self.values.iter().flatten())),
-            other => other,
+            Err(Ok(_)) => {
+                let wider = write::infer(self.values.iter().flatten());
+                write::build(&self.values, &wider).map(|a| (a, wider.json_strings))
+            }
+            other => other.map(|a| (a, shape.json_strings)),
         };
         result.map_err(|e| match e {
             Ok(i) => BatchError {

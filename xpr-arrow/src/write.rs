@@ -29,8 +29,19 @@ pub(crate) fn static_type(t: Option<ValueType>) -> Option<DataType> {
     }
 }
 
+/// The shape of results of static type `t`, when one type fits every
+/// value of it (arrays and objects: JSON text).
+pub(crate) fn static_shape(t: Option<ValueType>) -> Option<Shape> {
+    let dt = static_type(t)?;
+    Some(Shape {
+        dt,
+        json_strings: matches!(t, Some(ValueType::Array | ValueType::Object)),
+    })
+}
+
 /// How results are written: the Arrow type, and for `Utf8`, whether
-/// strings are written as JSON text too (a mix of types).
+/// every cell is JSON text (strings quoted too: a mix of types, or only
+/// arrays and objects).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Shape {
     pub(crate) dt: DataType,
@@ -68,12 +79,16 @@ pub(crate) fn infer<'v>(values: impl Iterator<Item = &'v Value>) -> Shape {
             }
         }
     }
-    Shape::plain(match found {
-        None => DataType::Null,
-        Some(0) => DataType::Boolean,
-        Some(1) => DataType::Float64,
-        Some(_) => DataType::Utf8,
-    })
+    match found {
+        None => Shape::plain(DataType::Null),
+        Some(0) => Shape::plain(DataType::Boolean),
+        Some(1) => Shape::plain(DataType::Float64),
+        Some(2) => Shape::plain(DataType::Utf8),
+        Some(_) => Shape {
+            dt: DataType::Utf8,
+            json_strings: true,
+        },
+    }
 }
 
 /// One value's cell in a text column: the string itself (unless

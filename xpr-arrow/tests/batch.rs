@@ -121,6 +121,46 @@ fn result_types_static_inferred_and_mixed() {
     let p = e.compile("[i, s]").unwrap();
     let v = evaluate_batch(&p, &batch(), &BatchOptions::default()).unwrap();
     assert_eq!(v.as_string::<i32>().value(2), "[3,null]");
+    // Whether a `Utf8` result is JSON text: arrays, objects, mixes (static
+    // type or inferred), on both paths; not for strings.
+    let cases = [
+        ("s", false),
+        ("`${i}`", false),
+        ("[i]", true),
+        ("{a: i}", true),
+        ("i > 2 ? i : \"x\"", true),
+        ("i > 2 ? [i] : {b: 1}", true),
+        ("i > 1 ? s : null", false),
+        ("i > 2", false),
+    ];
+    for (src, json) in cases {
+        let p = e.compile(src).unwrap();
+        for o in both(&opts(OnError::Null)) {
+            let r = evaluate_batch_report(&p, &batch(), &o).unwrap();
+            assert_eq!(r.json_text, json, "{src} {o:?}");
+        }
+    }
+}
+
+#[test]
+fn rows_and_cells_as_values() {
+    let b = batch();
+    let row = xpr_arrow::row_value(&b, 1).unwrap();
+    assert_eq!(
+        xpr::to_json_string(&row).unwrap(),
+        r#"{"n":null,"i":2,"s":"Ça","b":false}"#
+    );
+    let cell = xpr_arrow::cell_value(b.column(2).as_ref(), 0).unwrap();
+    assert_eq!(cell, xpr::Value::from("ab"));
+    let dates: ArrayRef = Arc::new(arrow_array::Date32Array::from(vec![1]));
+    let e = xpr_arrow::cell_value(dates.as_ref(), 0).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Type);
+    let with_dates = RecordBatch::try_from_iter([("d", dates)]).unwrap();
+    let e = xpr_arrow::row_value(&with_dates, 0).unwrap_err();
+    assert!(
+        e.message().contains("column 'd' has Arrow type Date32"),
+        "{e}"
+    );
 }
 
 #[test]

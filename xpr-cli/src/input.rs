@@ -284,7 +284,10 @@ impl<'p> Reader<'p> {
                             line: 1,
                             partial: None,
                         },
-                        InputFormat::Json => Parse::Array(Scanner::new()),
+                        // Parquet and Arrow are read by `columnar`, never here.
+                        InputFormat::Json | InputFormat::Parquet | InputFormat::Arrow => {
+                            Parse::Array(Scanner::new())
+                        }
                     },
                 });
                 continue;

@@ -17,6 +17,11 @@ mod audit;
 mod batch;
 mod card;
 mod check;
+#[cfg(feature = "columnar")]
+mod columnar;
+#[cfg(not(feature = "columnar"))]
+#[path = "columnar_off.rs"]
+mod columnar;
 mod eval;
 mod input;
 mod json_deep;
@@ -198,6 +203,45 @@ pub enum InputFormat {
     Ndjson,
     /// One JSON array of records (or a single JSON value).
     Json,
+    /// Parquet files (snappy or uncompressed), read a record batch at a
+    /// time through the columnar path (cargo feature `columnar`).
+    Parquet,
+    /// Arrow IPC files or streams, as Parquet (cargo feature `columnar`).
+    Arrow,
+}
+
+impl InputFormat {
+    /// The flag value naming it.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Ndjson => "ndjson",
+            InputFormat::Json => "json",
+            InputFormat::Parquet => "parquet",
+            InputFormat::Arrow => "arrow",
+        }
+    }
+}
+
+/// What `run` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One JSON value per line.
+    Ndjson,
+    /// A Parquet file (snappy), on standard output (cargo feature `columnar`).
+    Parquet,
+    /// An Arrow IPC file, on standard output (cargo feature `columnar`).
+    Arrow,
+}
+
+impl OutputFormat {
+    /// The flag value naming it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Ndjson => "ndjson",
+            OutputFormat::Parquet => "parquet",
+            OutputFormat::Arrow => "arrow",
+        }
+    }
 }
 
 /// What `run` does with a record whose evaluation (or parsing) fails.
@@ -222,6 +266,10 @@ pub struct RunArgs {
     /// The input layout.
     #[arg(long, value_enum, default_value_t = InputFormat::Ndjson)]
     pub input: InputFormat,
+    /// What to write: with `parquet` or `arrow`, one column `value` of the
+    /// results (`--filter`: the kept rows); needs `--input parquet|arrow`.
+    #[arg(long = "output", value_name = "FORMAT", value_enum, default_value_t = OutputFormat::Ndjson)]
+    pub output_format: OutputFormat,
     /// Also bind the whole record to NAME (the record is then converted in full).
     #[arg(long = "as", value_name = "NAME")]
     pub as_name: Option<String>,
@@ -407,6 +455,12 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Eval(a) => eval::eval(&a),
+        Command::Run(a)
+            if matches!(a.input, InputFormat::Parquet | InputFormat::Arrow)
+                || a.output_format != OutputFormat::Ndjson =>
+        {
+            columnar::run(&a)
+        }
         Command::Run(a) => run::run(&a),
         Command::Batch(a) => batch::batch(&a),
         Command::Check(a) => check::check(&a),

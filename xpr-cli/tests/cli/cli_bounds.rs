@@ -276,7 +276,11 @@ fn peak_rss(pid: u32) -> Option<u64> {
 /// write (it cannot exit while they wait in a full pipe), so nothing it
 /// did before its last few megabytes of output is missed; what it does
 /// after is only writing them and exiting.
-fn output_and_peak(args: &[&str], stdin: &[u8], expected: usize) -> (usize, u64, String) {
+pub(crate) fn output_and_peak(
+    args: &[&str],
+    stdin: &[u8],
+    expected: usize,
+) -> (usize, u64, String) {
     const HELD: usize = 16 << 20;
     assert!(
         expected > 2 * HELD,

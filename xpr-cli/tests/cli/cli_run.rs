@@ -555,3 +555,23 @@ fn earthquakes_nested_access_optional_chaining_and_dates() {
         assert!(same(&out, &want), "{out} != {want}");
     }
 }
+
+/// Without the cargo feature `columnar`, Parquet and Arrow are refused
+/// with how to get them.
+#[cfg(not(feature = "columnar"))]
+#[test]
+fn columnar_formats_need_the_feature() {
+    let o = run(&["run", "--input", "parquet", "x", "f.parquet"]);
+    common::assert_fails(
+        &o,
+        2,
+        "xpr: --input parquet needs an xpr built with the `columnar` feature: \
+         cargo install --path xpr-cli --features columnar",
+    );
+    let o = run_with(&["run", "--output", "arrow", "x"], b"{\"x\":1}\n");
+    common::assert_fails(
+        &o,
+        2,
+        "--output arrow needs an xpr built with the `columnar` feature",
+    );
+}

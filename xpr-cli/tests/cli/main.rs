@@ -7,6 +7,8 @@ mod cli;
 mod cli_bounds;
 mod cli_calls;
 mod cli_card;
+#[cfg(feature = "columnar")]
+mod cli_columnar;
 mod cli_guard;
 mod cli_hints;
 mod cli_run;

@@ -1,0 +1,777 @@
+//! `xpr run --input parquet|arrow` and `--output parquet|arrow` (cargo
+//! feature `columnar`, docs/decisions.md "Parquet and Arrow IPC in xpr
+//! run"): record batches through xpr-arrow's columnar path.
+//!
+//! Pipeline: the files are read one record batch ([`BATCH_ROWS`] rows) at a
+//! time, only the columns the program reads unless `--filter` writes whole
+//! rows; `--jobs` workers (the calling thread one of them) each take the
+//! next batch under a lock, evaluate it ([`xpr_arrow::evaluate_batch_report`]
+//! or [`xpr_arrow::filter_batch`], every row within the per-run limits) and
+//! hand the result on; whichever worker completes the batch due writes it
+//! and any completed after it, so output keeps input order. At most
+//! `jobs + 1` batches are between read and written: memory stays near
+//! that many batches whatever the file's length.
+//!
+//! Output: `ndjson` (default) writes one JSON value per row (with
+//! `--filter`, the kept row as an object of its columns); `parquet` and
+//! `arrow` (an Arrow IPC file) write one column `value` of the results
+//! (arrays and objects as JSON text), or with `--filter` the kept rows with
+//! all their columns.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read as _, Stdout, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use xpr::{Error, Program, render_error};
+use xpr_arrow::{BatchOptions, Budget, Evaluation};
+
+use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs, json_out};
+
+mod object;
+mod rows;
+
+/// Rows per record batch read from Parquet (the columnar path works on
+/// this many rows at a time), at most...
+pub const BATCH_ROWS: usize = 8 * 1024;
+
+/// ...and about this many bytes of decoded rows at most (fewer rows per
+/// batch when rows are wide), from the file's metadata.
+pub const BATCH_BYTES: usize = 4 << 20;
+
+/// How many per-row errors are printed before the rest are only counted.
+const SHOWN_ERRORS: usize = 20;
+
+/// Batches read and not yet written: one per job, and one more.
+const IN_FLIGHT_EXTRA: u64 = 1;
+
+/// A batch to evaluate, with where it came from.
+struct Taken {
+    seq: u64,
+    source: Arc<str>,
+    /// The row number (from 1, within its file) of the batch's first row.
+    first_row: u64,
+    batch: RecordBatch,
+}
+
+/// A batch's result, written in batch order.
+enum Done {
+    /// NDJSON text.
+    Text(Vec<u8>),
+    /// Rows for the Parquet or Arrow writer (`json_text`: a `Utf8`
+    /// `value` column holding JSON text).
+    Batch { batch: RecordBatch, json_text: bool },
+}
+
+/// What one batch gave.
+struct Outcome {
+    done: Done,
+    records: u64,
+    outputs: u64,
+    errors: u64,
+    /// The first few per-row errors, already described.
+    reported: Vec<String>,
+    /// The error that stops the run (`--on-error fail`, or a batch-wide one).
+    fatal: Option<Exit>,
+}
+
+/// The files, read batch by batch.
+struct Reader {
+    files: std::vec::IntoIter<PathBuf>,
+    format: InputFormat,
+    /// The top-level column names to read; `None`: all.
+    columns: Option<Vec<String>>,
+    current: Option<(Arc<str>, Box<dyn RecordBatchReader + Send>, u64)>,
+    seq: u64,
+}
+
+impl Reader {
+    /// The next batch, or none at the end of the last file.
+    fn next(&mut self) -> Result<Option<Taken>, Exit> {
+        loop {
+            if let Some((source, batches, rows)) = &mut self.current {
+                match batches.next() {
+                    Some(Ok(batch)) if batch.num_rows() == 0 => continue,
+                    Some(Ok(batch)) => {
+                        let taken = Taken {
+                            seq: self.seq,
+                            source: source.clone(),
+                            first_row: *rows + 1,
+                            batch,
+                        };
+                        *rows += taken.batch.num_rows() as u64;
+                        self.seq += 1;
+                        return Ok(Some(taken));
+                    }
+                    Some(Err(e)) => return Err(read_error(source, &e.to_string())),
+                    None => self.current = None,
+                }
+            }
+            let Some(path) = self.files.next() else {
+                return Ok(None);
+            };
+            let source: Arc<str> = path.display().to_string().into();
+            let batches = open(&path, self.format, self.columns.as_deref())
+                .map_err(|e| read_error(&source, &e))?;
+            self.current = Some((source, batches, 0));
+        }
+    }
+}
+
+/// An unreadable file: status 2, naming a compression this build lacks.
+fn read_error(source: &str, message: &str) -> Exit {
+    if let Some(codec) = message
+        .split("Disabled feature at compile time: ")
+        .nth(1)
+        .map(|c| c.split_whitespace().next().unwrap_or(c))
+    {
+        let codec = match codec {
+            "flate2" => "gzip",
+            c => c,
+        };
+        return Exit::usage(format_args!(
+            "{source}: compressed with {codec}, which this build of xpr does not read \
+             (Parquet: snappy or uncompressed); rewrite the file with snappy compression"
+        ));
+    }
+    Exit::usage(format_args!("{source}: {message}"))
+}
+
+/// Opens one file's batches, reading only `columns` (when given) of it.
+fn open(
+    path: &Path,
+    format: InputFormat,
+    columns: Option<&[String]>,
+) -> Result<Box<dyn RecordBatchReader + Send>, String> {
+    let file = File::open(path).map_err(|e| super::input::io_text(&e))?;
+    let wanted = |schema: &Schema| -> Vec<usize> {
+        let Some(names) = columns else {
+            return (0..schema.fields().len()).collect();
+        };
+        (0..schema.fields().len())
+            .filter(|&i| names.iter().any(|n| n == schema.field(i).name()))
+            .collect()
+    };
+    match format {
+        InputFormat::Parquet => {
+            let builder =
+                ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
+            let meta = builder.metadata();
+            let rows = usize::try_from(meta.file_metadata().num_rows()).unwrap_or(0);
+            let bytes: i64 = meta.row_groups().iter().map(|g| g.total_byte_size()).sum();
+            let row_bytes = usize::try_from(bytes).unwrap_or(0) / rows.max(1);
+            let batch_rows = (BATCH_BYTES / row_bytes.max(1)).clamp(64, BATCH_ROWS);
+            let builder = builder.with_batch_size(batch_rows);
+            let mask = ProjectionMask::roots(builder.parquet_schema(), wanted(builder.schema()));
+            let reader = builder
+                .with_projection(mask)
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok(Box::new(reader))
+        }
+        _ => {
+            // An Arrow IPC file starts with `ARROW1`; anything else is read
+            // as an IPC stream.
+            let mut file = BufReader::new(file);
+            let mut magic = [0u8; 6];
+            let is_file = file.read_exact(&mut magic).is_ok() && &magic == b"ARROW1";
+            let file = file.into_inner();
+            let mut file = file;
+            std::io::Seek::rewind(&mut file).map_err(|e| super::input::io_text(&e))?;
+            if is_file {
+                let probe = arrow_ipc::reader::FileReader::try_new(
+                    file.try_clone().map_err(|e| e.to_string())?,
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+                let projection = wanted(&probe.schema());
+                drop(probe);
+                let reader = arrow_ipc::reader::FileReader::try_new(file, Some(projection))
+                    .map_err(|e| e.to_string())?;
+                Ok(Box::new(reader))
+            } else {
+                let probe = arrow_ipc::reader::StreamReader::try_new(
+                    BufReader::new(file.try_clone().map_err(|e| e.to_string())?),
+                    None,
+                )
+                .map_err(|e| e.to_string())?;
+                let projection = wanted(&probe.schema());
+                drop(probe);
+                std::io::Seek::rewind(&mut file).map_err(|e| super::input::io_text(&e))?;
+                let reader = arrow_ipc::reader::StreamReader::try_new(
+                    BufReader::new(file),
+                    Some(projection),
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(Box::new(reader))
+            }
+        }
+    }
+}
+
+/// Where results go.
+enum Sink {
+    Ndjson(BufWriter<Stdout>),
+    /// Made with the first batch's schema.
+    Parquet(Option<parquet::arrow::ArrowWriter<BufWriter<Stdout>>>),
+    Arrow(Option<arrow_ipc::writer::FileWriter<BufWriter<Stdout>>>),
+}
+
+/// Writes results in order and keeps the counts.
+struct Writer {
+    sink: Sink,
+    /// `--filter`: whole rows are written, not one `value` column.
+    filter_rows: bool,
+    /// The output file's schema and whether its `value` column is JSON
+    /// text, once the first batch fixed them.
+    schema: Option<(SchemaRef, bool)>,
+    records: u64,
+    outputs: u64,
+    errors: u64,
+    shown: usize,
+    /// The note that further errors are only counted was printed.
+    noted: bool,
+    started: Instant,
+    quiet: bool,
+}
+
+fn arrow_exit(e: impl std::fmt::Display) -> Exit {
+    Exit::usage(format_args!("cannot write the output: {e}"))
+}
+
+impl Writer {
+    fn take(&mut self, o: Outcome) -> Result<(), Exit> {
+        self.records += o.records;
+        self.outputs += o.outputs;
+        self.errors += o.errors;
+        for text in &o.reported {
+            if self.shown < SHOWN_ERRORS {
+                eprint!("{text}");
+                self.shown += 1;
+            }
+        }
+        if !self.noted && self.errors > self.shown as u64 {
+            self.noted = true;
+            eprintln!("warning: further row errors are counted, not shown");
+        }
+        match o.done {
+            Done::Text(bytes) => {
+                if let Sink::Ndjson(out) = &mut self.sink {
+                    out.write_all(&bytes).map_err(Exit::from_stdout)?;
+                }
+            }
+            Done::Batch { batch, json_text } => self.write_batch(batch, json_text)?,
+        }
+        if let Some(fatal) = o.fatal {
+            self.flush()?;
+            return Err(fatal);
+        }
+        Ok(())
+    }
+
+    /// Writes `batch` to the Parquet or Arrow file, whose schema the first
+    /// batch sets: a later batch of all-null results takes its type, any
+    /// other change of type is an error.
+    fn write_batch(&mut self, batch: RecordBatch, json_text: bool) -> Result<(), Exit> {
+        let batch = match &self.schema {
+            None => {
+                self.schema = Some((batch.schema(), json_text));
+                batch
+            }
+            Some((schema, _)) if *schema == batch.schema() && self.same_text(json_text) => batch,
+            Some((schema, _)) if !self.filter_rows && all_null(batch.column(0)) => {
+                let nulls =
+                    arrow_array::new_null_array(schema.field(0).data_type(), batch.num_rows());
+                RecordBatch::try_new(schema.clone(), vec![nulls]).map_err(arrow_exit)?
+            }
+            Some((schema, _)) => {
+                return Err(Exit::expression(format!(
+                    "error: results change type from one batch to the next ({} then {}), which one \
+                     output column cannot hold\n  = hint: make the result's type the same on every \
+                     row (e.g. string(...)), or use --output ndjson\n",
+                    describe(schema, self.schema.as_ref().is_some_and(|s| s.1)),
+                    describe(&batch.schema(), json_text),
+                )));
+            }
+        };
+        let schema = batch.schema();
+        match &mut self.sink {
+            Sink::Ndjson(_) => {}
+            Sink::Parquet(w) => {
+                if w.is_none() {
+                    let props = parquet::file::properties::WriterProperties::builder()
+                        .set_compression(parquet::basic::Compression::SNAPPY)
+                        .build();
+                    let out = BufWriter::with_capacity(1 << 20, std::io::stdout());
+                    *w = Some(
+                        parquet::arrow::ArrowWriter::try_new(out, schema, Some(props))
+                            .map_err(arrow_exit)?,
+                    );
+                }
+                if let Some(w) = w {
+                    w.write(&batch).map_err(arrow_exit)?;
+                }
+            }
+            Sink::Arrow(w) => {
+                if w.is_none() {
+                    let out = BufWriter::with_capacity(1 << 20, std::io::stdout());
+                    *w = Some(
+                        arrow_ipc::writer::FileWriter::try_new(out, &schema).map_err(arrow_exit)?,
+                    );
+                }
+                if let Some(w) = w {
+                    w.write(&batch).map_err(arrow_exit)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn same_text(&self, json_text: bool) -> bool {
+        self.schema.as_ref().is_none_or(|s| s.1 == json_text)
+    }
+
+    /// Ends the output (a Parquet or Arrow file gets its footer; with no
+    /// batch at all, a file of `empty`'s schema and no rows).
+    fn flush(&mut self) -> Result<(), Exit> {
+        match &mut self.sink {
+            Sink::Ndjson(out) => out.flush().map_err(Exit::from_stdout),
+            Sink::Parquet(w) => match w.take() {
+                Some(w) => w.close().map(drop).map_err(arrow_exit),
+                None => Ok(()),
+            },
+            Sink::Arrow(w) => match w.take() {
+                Some(mut w) => w.finish().map_err(arrow_exit),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// Ends the output: a Parquet or Arrow file with no batch at all gets
+    /// `empty` as its schema.
+    fn finish(mut self, empty: SchemaRef) -> Result<(), Exit> {
+        if self.schema.is_none() && !matches!(self.sink, Sink::Ndjson(_)) {
+            self.write_batch(RecordBatch::new_empty(empty), false)?;
+        }
+        self.flush()?;
+        if !self.quiet {
+            let plural =
+                |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+            eprintln!(
+                "xpr: {} in, {} out, {}, {:.2} s",
+                plural(self.records, "record", "records"),
+                self.outputs,
+                plural(self.errors, "error", "errors"),
+                self.started.elapsed().as_secs_f64(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Whether every cell of `column` is null.
+fn all_null(column: &ArrayRef) -> bool {
+    column.data_type() == &DataType::Null || column.null_count() == column.len()
+}
+
+/// A schema's single column's type, for the error on a change of type.
+fn describe(schema: &Schema, json_text: bool) -> String {
+    match schema.fields().first() {
+        Some(f) if json_text => format!("{} as JSON text", f.data_type()),
+        Some(f) => f.data_type().to_string(),
+        None => "no column".into(),
+    }
+}
+
+/// What every worker needs, shared read-only.
+struct Job<'a> {
+    program: Program,
+    expr: &'a str,
+    filter: bool,
+    output: OutputFormat,
+    options: BatchOptions,
+    /// An object literal's properties, evaluated each on its own.
+    parts: Option<object::Parts>,
+}
+
+impl Job<'_> {
+    /// Evaluates one batch.
+    fn process(&self, t: &Taken) -> Outcome {
+        let rows = t.batch.num_rows() as u64;
+        let mut o = Outcome {
+            done: Done::Text(Vec::new()),
+            records: rows,
+            outputs: 0,
+            errors: 0,
+            reported: Vec::new(),
+            fatal: None,
+        };
+        let by_parts = self
+            .parts
+            .as_ref()
+            .and_then(|p| p.evaluate(&self.program, &t.batch, &self.options));
+        let evaluation = match by_parts {
+            Some(values) => Ok(Evaluation {
+                values,
+                errors: Vec::new(),
+                fuel_used: 0,
+                memory_used: 0,
+                rows_on_vm: 0,
+                json_text: true,
+            }),
+            None => xpr_arrow::evaluate_batch_report(&self.program, &t.batch, &self.options),
+        };
+        let evaluation = match evaluation {
+            Ok(e) => e,
+            Err(e) => {
+                let (level_text, code) = match e.row {
+                    Some(row) => (self.describe("error", t, row, &e.error), 1),
+                    None => (format!("xpr: {}: {}\n", t.source, e.error), 2),
+                };
+                o.fatal = Some(Exit {
+                    code,
+                    message: Some(level_text),
+                });
+                return o;
+            }
+        };
+        o.errors = evaluation.errors.len() as u64;
+        for (row, error) in evaluation.errors.iter().take(SHOWN_ERRORS) {
+            o.reported.push(self.describe("warning", t, *row, error));
+        }
+        let result = if self.filter {
+            self.keep(t, &evaluation, &mut o)
+        } else {
+            self.results(&evaluation, &mut o)
+        };
+        if let Err(e) = result {
+            // A column no row could be written from: the input's fault.
+            o.fatal = Some(Exit::usage(format_args!("{}: {e}", t.source)));
+        }
+        o
+    }
+
+    /// `--filter`: the rows whose result is truthy.
+    fn keep(&self, t: &Taken, e: &Evaluation, o: &mut Outcome) -> Result<(), Error> {
+        // Policy null: a failed row is a null cell, which is not kept.
+        let keep: arrow_array::BooleanArray = match e.values.data_type() {
+            DataType::Boolean => e
+                .values
+                .as_boolean()
+                .iter()
+                .map(|v| Some(v == Some(true)))
+                .collect(),
+            _ => (0..e.values.len())
+                .map(|i| {
+                    Some(
+                        e.values.is_valid(i)
+                            && xpr_arrow::cell_value(e.values.as_ref(), i)
+                                .is_ok_and(|v| v.truthy()),
+                    )
+                })
+                .collect(),
+        };
+        let kept = arrow_select::filter::filter_record_batch(&t.batch, &keep)
+            .map_err(Error::type_error)?;
+        o.outputs = kept.num_rows() as u64;
+        o.done = match self.output {
+            OutputFormat::Ndjson => {
+                let mut out = Vec::with_capacity(kept.num_rows() * 64);
+                rows::write(&mut out, &kept)?;
+                Done::Text(out)
+            }
+            _ => Done::Batch {
+                batch: kept,
+                json_text: false,
+            },
+        };
+        Ok(())
+    }
+
+    /// The results, one per row (fewer with `--on-error skip`).
+    fn results(&self, e: &Evaluation, o: &mut Outcome) -> Result<(), Error> {
+        let values = &e.values;
+        o.outputs = values.len() as u64;
+        o.done = match self.output {
+            OutputFormat::Ndjson => Done::Text(ndjson(values, e.json_text)?),
+            _ => {
+                let field = Field::new("value", values.data_type().clone(), true);
+                let batch =
+                    RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![values.clone()])
+                        .map_err(Error::type_error)?;
+                Done::Batch {
+                    batch,
+                    json_text: e.json_text,
+                }
+            }
+        };
+        Ok(())
+    }
+
+    /// `LEVEL: FILE: row N: message` (N from 1 within the file).
+    fn describe(&self, level: &str, t: &Taken, row: usize, error: &Error) -> String {
+        let rendered = render_error(error, self.expr);
+        let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+        format!(
+            "{level}: {}: row {}: {body}",
+            t.source,
+            t.first_row + row as u64
+        )
+    }
+}
+
+/// The NDJSON lines of `values` (`json_text`: `Utf8` cells are JSON text).
+fn ndjson(values: &ArrayRef, json_text: bool) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(values.len() * 16);
+    match values.data_type() {
+        DataType::Boolean => {
+            for v in values.as_boolean() {
+                out.extend_from_slice(match v {
+                    Some(true) => b"true\n",
+                    Some(false) => b"false\n",
+                    None => b"null\n",
+                });
+            }
+        }
+        DataType::Float64 => {
+            for v in values.as_primitive::<arrow_array::types::Float64Type>() {
+                match v {
+                    Some(n) => json_out::write_number(&mut out, n),
+                    None => out.extend_from_slice(b"null"),
+                }
+                out.push(b'\n');
+            }
+        }
+        DataType::Utf8 => {
+            for v in values.as_string::<i32>() {
+                match v {
+                    Some(text) if json_text => out.extend_from_slice(text.as_bytes()),
+                    Some(s) => json_out::write_str(&mut out, s),
+                    None => out.extend_from_slice(b"null"),
+                }
+                out.push(b'\n');
+            }
+        }
+        _ => {
+            for row in 0..values.len() {
+                json_out::write_value(&mut out, &xpr_arrow::cell_value(values.as_ref(), row)?);
+                out.push(b'\n');
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The reader and the batches taken but not yet written.
+struct Shared {
+    reader: Reader,
+    /// The next batch due to be written.
+    next: u64,
+    /// Batches completed before their turn.
+    waiting: BTreeMap<u64, Outcome>,
+    writer: Writer,
+    /// Set when the run stops (a fatal error, or the end of the input).
+    stop: Option<Exit>,
+    ended: bool,
+}
+
+/// Runs `xpr run` over Parquet or Arrow IPC files.
+///
+/// # Errors
+/// Status 2 for flags this path does not take, an unreadable file or
+/// column, an unwritable output; status 1 for an expression error (or a
+/// row's with `--on-error fail`).
+pub fn run(args: &RunArgs) -> Result<(), Exit> {
+    let started = Instant::now();
+    let format = args.input;
+    if !matches!(format, InputFormat::Parquet | InputFormat::Arrow) {
+        return Err(Exit::usage(format_args!(
+            "--output {} needs --input parquet or --input arrow (NDJSON in, Parquet out is not supported yet)",
+            args.output_format.name()
+        )));
+    }
+    for (given, flag) in [
+        (args.as_name.is_some(), "--as"),
+        (args.output.audit.is_some(), "--audit"),
+        (args.output.output_schema.is_some(), "--output-schema"),
+        (args.strict_numbers, "--strict-numbers"),
+    ] {
+        if given {
+            return Err(Exit::usage(format_args!(
+                "{flag} is not supported with --input {} yet",
+                format.name()
+            )));
+        }
+    }
+    if args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-") {
+        return Err(Exit::usage(format_args!(
+            "--input {} reads files, not standard input: name the file",
+            format.name()
+        )));
+    }
+    let engine = args.guard.apply(args.limits.engine());
+    let program = args
+        .guard
+        .compile(&engine, &args.expr)
+        .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
+    super::warn_unknown_functions(&program);
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        usize::from,
+    );
+    // Whole rows are written by `--filter` into Parquet or Arrow and as
+    // NDJSON objects: every column then; else only those the program reads.
+    let columns = (!args.filter).then(|| {
+        program
+            .context_names()
+            .iter()
+            .map(|k| k.to_string())
+            .collect()
+    });
+    let parts = if args.filter {
+        None
+    } else {
+        object::Parts::of(&engine, &args.expr)
+    };
+    let job = Job {
+        parts,
+        expr: &args.expr,
+        filter: args.filter,
+        output: args.output_format,
+        options: BatchOptions {
+            // With --filter a failed row is a null cell, not kept: the
+            // results stay aligned with the rows.
+            on_error: match args.on_error {
+                OnError::Fail => xpr_arrow::OnError::Fail,
+                OnError::Skip if !args.filter => xpr_arrow::OnError::Skip,
+                OnError::Skip | OnError::Null => xpr_arrow::OnError::Null,
+            },
+            // Every row within the per-run limits, as `xpr run` on NDJSON.
+            fuel: Budget::PerRow,
+            memory: Budget::PerRow,
+            row_by_row: false,
+        },
+        program,
+    };
+    let sink = match args.output_format {
+        OutputFormat::Ndjson => {
+            Sink::Ndjson(BufWriter::with_capacity(128 << 10, std::io::stdout()))
+        }
+        OutputFormat::Parquet => Sink::Parquet(None),
+        OutputFormat::Arrow => Sink::Arrow(None),
+    };
+    let mut reader = Reader {
+        files: args.files.clone().into_iter(),
+        format,
+        columns,
+        current: None,
+        seq: 0,
+    };
+    // The first file's schema, for an output with no batch at all.
+    let first = reader.next()?;
+    let empty = match (&first, args.filter) {
+        (Some(t), true) => t.batch.schema(),
+        _ => Arc::new(Schema::new(vec![Field::new("value", DataType::Null, true)])),
+    };
+    let shared = Mutex::new(Shared {
+        reader,
+        next: 0,
+        waiting: BTreeMap::new(),
+        writer: Writer {
+            sink,
+            filter_rows: args.filter,
+            schema: None,
+            records: 0,
+            outputs: 0,
+            errors: 0,
+            shown: 0,
+            noted: false,
+            started,
+            quiet: args.quiet,
+        },
+        stop: None,
+        ended: first.is_none(),
+    });
+    let first = Mutex::new(first);
+    let turn = Condvar::new();
+    let limit = jobs as u64 + IN_FLIGHT_EXTRA;
+    let work = || worker(&job, &shared, &first, &turn, limit);
+    std::thread::scope(|s| {
+        for _ in 1..jobs {
+            s.spawn(work);
+        }
+        work();
+    });
+    let shared = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(exit) = shared.stop {
+        return Err(exit);
+    }
+    shared.writer.finish(empty)
+}
+
+/// One worker: takes the next batch, evaluates it, writes what is due.
+fn worker(
+    job: &Job<'_>,
+    shared: &Mutex<Shared>,
+    first: &Mutex<Option<Taken>>,
+    turn: &Condvar,
+    limit: u64,
+) {
+    let lock = || shared.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        let taken = {
+            let mut s = lock();
+            loop {
+                if s.stop.is_some() {
+                    return;
+                }
+                if let Some(t) = first.lock().ok().and_then(|mut f| f.take()) {
+                    break t;
+                }
+                if s.ended {
+                    return;
+                }
+                if s.reader.seq - s.next < limit {
+                    match s.reader.next() {
+                        Ok(Some(t)) => break t,
+                        Ok(None) => {
+                            s.ended = true;
+                            turn.notify_all();
+                            return;
+                        }
+                        Err(exit) => {
+                            s.stop = Some(exit);
+                            turn.notify_all();
+                            return;
+                        }
+                    }
+                }
+                s = turn.wait(s).unwrap_or_else(|p| p.into_inner());
+            }
+        };
+        let outcome = job.process(&taken);
+        let mut s = lock();
+        s.waiting.insert(taken.seq, outcome);
+        loop {
+            let due = s.next;
+            let Some(o) = s.waiting.remove(&due) else {
+                break;
+            };
+            s.next += 1;
+            if s.stop.is_some() {
+                break;
+            }
+            if let Err(exit) = s.writer.take(o) {
+                s.stop = Some(exit);
+            }
+        }
+        turn.notify_all();
+    }
+}

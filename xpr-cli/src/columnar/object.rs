@@ -1,0 +1,142 @@
+//! An object literal `{k1: e1, k2: e2}` over a batch, by its parts: each
+//! property's expression is compiled as a program of its own and
+//! evaluated over the batch (columnar when xpr-arrow's plan takes it),
+//! then the rows' objects are written from the parts' columns. The
+//! object as a whole has no vector form (the plan builds no objects), so
+//! without this it runs row by row on the VM.
+//!
+//! The parts stand for the whole only when the result is the same: no
+//! spread, no two properties of one key, no part failing on any row of
+//! the batch, and the parts' fuel and memory over the whole batch within
+//! one run's limits (less a margin for the object itself), so that no
+//! row could have spent its per-run budget. Otherwise the batch is
+//! evaluated whole ([`Parts::evaluate`] returns `None`).
+
+use std::sync::Arc;
+
+use arrow_array::builder::StringBuilder;
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::DataType;
+use xpr::{Engine, Program};
+use xpr_arrow::BatchOptions;
+use xpr_syntax::ast::{ExprKind, Property};
+
+use super::super::json_out;
+
+/// Fuel units and bytes kept back, per key, for building the object.
+const MARGIN_PER_KEY: u64 = 256;
+
+/// The properties of an object literal, each a program.
+pub(super) struct Parts {
+    /// Each key's JSON text with its colon (`"route":`).
+    keys: Vec<Vec<u8>>,
+    programs: Vec<Program>,
+}
+
+impl Parts {
+    /// The parts of `expr` when it is an object literal of distinct plain
+    /// keys (compiled with `engine`: the guard's `--allow`/`--deny` hold,
+    /// `--expect` is for the whole).
+    pub(super) fn of(engine: &Engine, expr: &str) -> Option<Parts> {
+        let ast = xpr_syntax::parse(expr).ok()?;
+        let ExprKind::Object(props) = &ast.kind else {
+            return None;
+        };
+        let chars: Vec<(usize, char)> = expr.char_indices().collect();
+        let byte = |c: u32| chars.get(c as usize).map_or(expr.len(), |(b, _)| *b);
+        let mut parts = Parts {
+            keys: Vec::new(),
+            programs: Vec::new(),
+        };
+        let mut names: Vec<&str> = Vec::new();
+        for p in props {
+            let Property::KeyValue { key, value } = p else {
+                return None;
+            };
+            if names.contains(&key.name.as_str()) {
+                return None;
+            }
+            names.push(&key.name);
+            let text = expr.get(byte(value.span.start)..byte(value.span.end))?;
+            parts.programs.push(engine.compile(text).ok()?);
+            let mut k = Vec::new();
+            json_out::write_str(&mut k, &key.name);
+            k.push(b':');
+            parts.keys.push(k);
+        }
+        (!parts.programs.is_empty()).then_some(parts)
+    }
+
+    /// The objects of every row of `batch` as JSON text, or `None` when
+    /// the parts cannot stand for the whole here (see the module's doc).
+    pub(super) fn evaluate(
+        &self,
+        whole: &Program,
+        batch: &RecordBatch,
+        options: &BatchOptions,
+    ) -> Option<ArrayRef> {
+        let options = BatchOptions {
+            on_error: xpr_arrow::OnError::Fail,
+            ..options.clone()
+        };
+        let limits = whole.limits();
+        let margin = MARGIN_PER_KEY * self.keys.len() as u64;
+        let (mut fuel, mut memory) = (margin, margin);
+        let mut columns = Vec::with_capacity(self.programs.len());
+        for program in &self.programs {
+            let e = xpr_arrow::evaluate_batch_report(program, batch, &options).ok()?;
+            fuel += e.fuel_used;
+            memory += e.memory_used;
+            if limits.fuel.is_some_and(|f| fuel > f) || limits.memory.is_some_and(|m| memory > m) {
+                return None;
+            }
+            columns.push((e.values, e.json_text));
+        }
+        let rows = batch.num_rows();
+        let mut out = StringBuilder::with_capacity(rows, rows * 32);
+        let mut text = Vec::with_capacity(256);
+        for row in 0..rows {
+            text.clear();
+            text.push(b'{');
+            for (i, ((values, json_text), key)) in columns.iter().zip(&self.keys).enumerate() {
+                if i > 0 {
+                    text.push(b',');
+                }
+                text.extend_from_slice(key);
+                cell(&mut text, values, *json_text, row)?;
+            }
+            text.push(b'}');
+            out.append_value(std::str::from_utf8(&text).ok()?);
+        }
+        Some(Arc::new(out.finish()))
+    }
+}
+
+/// Appends cell `row` of `values` as JSON (`json_text`: a `Utf8` cell is
+/// JSON text already).
+fn cell(out: &mut Vec<u8>, values: &ArrayRef, json_text: bool, row: usize) -> Option<()> {
+    if values.is_null(row) {
+        out.extend_from_slice(b"null");
+        return Some(());
+    }
+    match values.data_type() {
+        DataType::Boolean => out.extend_from_slice(if values.as_boolean().value(row) {
+            b"true"
+        } else {
+            b"false"
+        }),
+        DataType::Float64 => json_out::write_number(
+            out,
+            values
+                .as_primitive::<arrow_array::types::Float64Type>()
+                .value(row),
+        ),
+        DataType::Utf8 if json_text => {
+            out.extend_from_slice(values.as_string::<i32>().value(row).as_bytes());
+        }
+        DataType::Utf8 => json_out::write_str(out, values.as_string::<i32>().value(row)),
+        _ => return None,
+    }
+    Some(())
+}

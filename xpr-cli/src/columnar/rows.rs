@@ -1,0 +1,93 @@
+//! Kept rows (`--filter`) as NDJSON objects of their columns, written
+//! column cell by column cell: numbers, booleans and strings straight
+//! from their arrays, anything else through its XPR value
+//! ([`xpr_arrow::cell_value`]). The text is the same as
+//! [`xpr_arrow::row_value`]'s written by `json_out`.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
+    UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use xpr::Error;
+
+use super::super::json_out;
+
+/// Appends every row of `batch` to `out`, one JSON object a line.
+///
+/// # Errors
+/// A column of a type XPR does not read (kind `Type`, naming it), as
+/// [`xpr_arrow::row_value`].
+pub(super) fn write(out: &mut Vec<u8>, batch: &RecordBatch) -> Result<(), Error> {
+    if batch.num_rows() == 0 {
+        return Ok(());
+    }
+    // Refused types are refused for the batch, as row_value does per row.
+    xpr_arrow::row_value(batch, 0)?;
+    let keys: Vec<Vec<u8>> = batch
+        .schema_ref()
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut k = Vec::new();
+            if i > 0 {
+                k.push(b',');
+            }
+            json_out::write_str(&mut k, f.name());
+            k.push(b':');
+            k
+        })
+        .collect();
+    for row in 0..batch.num_rows() {
+        out.push(b'{');
+        for (key, column) in keys.iter().zip(batch.columns()) {
+            out.extend_from_slice(key);
+            cell(out, column.as_ref(), row)?;
+        }
+        out.extend_from_slice(b"}\n");
+    }
+    Ok(())
+}
+
+/// Appends cell `row` of `a` as JSON.
+fn cell(out: &mut Vec<u8>, a: &dyn Array, row: usize) -> Result<(), Error> {
+    if a.is_null(row) {
+        out.extend_from_slice(b"null");
+        return Ok(());
+    }
+    // Integers become doubles, as when the program reads them.
+    let number = |out: &mut Vec<u8>, n: f64| {
+        if n.is_finite() {
+            json_out::write_number(out, n);
+        } else {
+            out.extend_from_slice(b"null");
+        }
+    };
+    match a.data_type() {
+        DataType::Boolean => {
+            out.extend_from_slice(if a.as_boolean().value(row) {
+                b"true"
+            } else {
+                b"false"
+            });
+        }
+        DataType::Int8 => number(out, a.as_primitive::<Int8Type>().value(row).into()),
+        DataType::Int16 => number(out, a.as_primitive::<Int16Type>().value(row).into()),
+        DataType::Int32 => number(out, a.as_primitive::<Int32Type>().value(row).into()),
+        DataType::Int64 => number(out, a.as_primitive::<Int64Type>().value(row) as f64),
+        DataType::UInt8 => number(out, a.as_primitive::<UInt8Type>().value(row).into()),
+        DataType::UInt16 => number(out, a.as_primitive::<UInt16Type>().value(row).into()),
+        DataType::UInt32 => number(out, a.as_primitive::<UInt32Type>().value(row).into()),
+        DataType::UInt64 => number(out, a.as_primitive::<UInt64Type>().value(row) as f64),
+        DataType::Float32 => number(out, a.as_primitive::<Float32Type>().value(row).into()),
+        DataType::Float64 => number(out, a.as_primitive::<Float64Type>().value(row)),
+        DataType::Utf8 => json_out::write_str(out, a.as_string::<i32>().value(row)),
+        DataType::LargeUtf8 => json_out::write_str(out, a.as_string::<i64>().value(row)),
+        DataType::Utf8View => json_out::write_str(out, a.as_string_view().value(row)),
+        _ => json_out::write_value(out, &xpr_arrow::cell_value(a, row)?),
+    }
+    Ok(())
+}
