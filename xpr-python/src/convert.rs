@@ -263,6 +263,11 @@ impl Context for Record<'_> {
     /// A path to one of the leaves of a [`Slot::Leaves`] root: its value
     /// (null when absent), every value on the way being a dict.
     #[inline]
+    fn answers_paths(&self) -> bool {
+        true
+    }
+
+    #[inline]
     fn lookup_path(&self, name: &str, _hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
         let root = self.root(name)?;
         if !matches!(self.slot(root), Slot::Leaves) {

@@ -63,10 +63,20 @@ pub trait Context {
     /// A value built for the answer ([`Field::Owned`], [`Field::Str`]) is
     /// not kept for the run as a top-level one is: each read of the path
     /// asks again. The default answers `None`.
+    ///
+    /// A context that answers also says so in [`Context::answers_paths`].
     #[inline]
     fn lookup_path(&self, name: &str, hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
         let _ = (name, hash, steps);
         None
+    }
+
+    /// Whether [`Context::lookup_path`] may answer: asked at most once per
+    /// run, at the first chain of field reads, so that a context that never
+    /// answers (the default, `false`) costs a chain nothing.
+    #[inline]
+    fn answers_paths(&self) -> bool {
+        false
     }
 }
 
@@ -134,6 +144,11 @@ impl<C: Context + ?Sized> Context for &C {
     #[inline]
     fn lookup_path(&self, name: &str, hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
         (**self).lookup_path(name, hash, steps)
+    }
+
+    #[inline]
+    fn answers_paths(&self) -> bool {
+        (**self).answers_paths()
     }
 }
 

@@ -238,6 +238,7 @@ impl Exec<'_> {
                         // way never built; the fields' instructions are
                         // charged as if run in turn.
                         if let Some(&Op::GetField(_)) = code.get(ip)
+                            && *self.paths.get_or_insert_with(|| self.ctx.answers_paths())
                             && let Some((v, n)) = tri!(self.path(program, code, ip, g))
                         {
                             for _ in 0..n {

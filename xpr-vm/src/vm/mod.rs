@@ -188,4 +188,7 @@ struct Exec<'a> {
     main: &'a Program,
     /// Nesting of callbacks run by built-ins (see [`NATIVE_CALL_CEILING`]).
     native: u32,
+    /// [`Context::answers_paths`], once asked (at the run's first chain of
+    /// field reads).
+    paths: Option<bool>,
 }

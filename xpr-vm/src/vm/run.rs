@@ -67,6 +67,7 @@ impl Vm {
             ctx,
             main: program,
             native: 0,
+            paths: None,
         };
         let result = exec.execute(0, program, &[]);
         // Keep the capacity, drop the values (they may hold large data).

@@ -2,7 +2,7 @@
 //! once by `Context::lookup_path`: the same results, fuel, errors and
 //! error positions as reading the name and taking the fields in turn.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use xpr::{Context, Engine, Error, Field, Limits, Map, RunConfig, Value, Vm};
 
@@ -23,6 +23,9 @@ struct Walker {
     map: Map,
     answer: Answer,
     asked: RefCell<Vec<String>>,
+    /// What `answers_paths` says, and how often it was asked.
+    answers: bool,
+    told: Cell<u32>,
 }
 
 impl Context for Walker {
@@ -32,6 +35,11 @@ impl Context for Walker {
 
     fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
         Context::lookup(&self.map, name, hash)
+    }
+
+    fn answers_paths(&self) -> bool {
+        self.told.set(self.told.get() + 1);
+        self.answers
     }
 
     fn lookup_path(&self, name: &str, _hash: u64, steps: &[(&str, u64)]) -> Option<Field<'_>> {
@@ -134,6 +142,8 @@ fn answered_paths_run_as_step_by_step_reads() {
             map: map.clone(),
             answer,
             asked: RefCell::new(Vec::new()),
+            answers: true,
+            told: Cell::new(0),
         };
         for source in SOURCES {
             let program = engine.compile(source).unwrap();
@@ -159,6 +169,8 @@ fn the_context_is_asked_for_whole_chains_of_constant_fields() {
         map: record(),
         answer: Answer::Borrowed,
         asked: RefCell::new(Vec::new()),
+        answers: true,
+        told: Cell::new(0),
     };
     let asked = |source: &str| {
         walker.asked.borrow_mut().clear();
@@ -196,9 +208,38 @@ fn an_answer_deeper_than_the_value_depth_limit_fails_as_its_root_would() {
         map: map.clone(),
         answer: Answer::Borrowed,
         asked: RefCell::new(Vec::new()),
+        answers: true,
+        told: Cell::new(0),
     };
     let (plain, _) = outcome(&program, &map, None);
     let (walked, _) = outcome(&program, &walker, None);
     assert_eq!(plain.as_ref().unwrap_err().0, "depth");
     assert_eq!(walked, plain);
+}
+
+#[test]
+fn a_context_that_does_not_answer_is_asked_once_per_run_and_never_for_paths() {
+    let engine = Engine::new();
+    for answers in [false, true] {
+        let walker = Walker {
+            map: record(),
+            answer: Answer::Borrowed,
+            asked: RefCell::new(Vec::new()),
+            answers,
+            told: Cell::new(0),
+        };
+        let program = engine
+            .compile("properties.mag > 5 && properties.place == 'Alaska' && n == 3")
+            .unwrap();
+        for run in 1..=2 {
+            assert_eq!(program.run(&walker).unwrap(), Value::Bool(true));
+            assert_eq!(walker.told.get(), run, "answers {answers}: once per run");
+        }
+        let paths = walker.asked.borrow().len();
+        assert_eq!(paths, if answers { 4 } else { 0 }, "answers {answers}");
+        // A run with no chain does not ask at all.
+        walker.told.set(0);
+        engine.compile("n + 1").unwrap().run(&walker).unwrap();
+        assert_eq!(walker.told.get(), 0);
+    }
 }
