@@ -149,9 +149,10 @@ impl<T: ToValue> ToValue for Option<T> {
     }
 }
 
+/// Pointers and borrows read as what they point to.
 macro_rules! pointers {
-    ($($p:ident),*) => {$(
-        impl<T: ToValue + ?Sized> ToValue for $p<T> {
+    ($($ty:ty),*) => {$(
+        impl<T: ToValue + ?Sized> ToValue for $ty {
             #[inline]
             fn to_value(&self, depth: u32) -> Option<Value> {
                 (**self).to_value(depth)
@@ -165,19 +166,7 @@ macro_rules! pointers {
     )*};
 }
 
-pointers!(Box, Arc, Rc);
-
-impl<T: ToValue + ?Sized> ToValue for &T {
-    #[inline]
-    fn to_value(&self, depth: u32) -> Option<Value> {
-        (**self).to_value(depth)
-    }
-
-    #[inline]
-    fn to_field(&self) -> Option<Field<'_>> {
-        (**self).to_field()
-    }
-}
+pointers!(Box<T>, Arc<T>, Rc<T>, &T);
 
 impl<T: ToValue + ToOwned + ?Sized> ToValue for Cow<'_, T> {
     #[inline]

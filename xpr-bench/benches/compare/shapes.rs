@@ -21,7 +21,7 @@ use criterion::{BenchmarkGroup, Criterion};
 use std::hint::black_box;
 use xpr_bench::{BIND_RECORDS, Booking, PREDICATE, bookings, predicate_typed};
 
-use super::{RUNE_PREDICATE, cel_side, not_measured, rune_side, verified};
+use super::{cel_side, not_measured, verified};
 
 /// The record index of iteration `i` (and the next one's).
 fn next(i: &mut usize) -> usize {
@@ -152,31 +152,10 @@ pub fn case_a_typed(c: &mut Criterion) {
         Err(e) => not_measured(CASE, "rhai", &e.to_string()),
     }
 
-    let call = |vm: &mut rune::Vm, main: rune::Hash, b: &Booking| -> Result<bool, String> {
+    super::rune_predicate_per_record(&mut g, CASE, &typed, &want, |b: &Booking| {
         let s = |s: &str| rune::to_value(s.to_string()).map_err(|e| format!("{e:?}"));
-        let args = (s(&b.origin)?, s(&b.country)?, b.value, b.adults);
-        let v = vm.call(main, args).map_err(|e| format!("{e:?}"))?;
-        rune::from_value::<bool>(v).map_err(|e| format!("{e:?}"))
-    };
-    let setup = || -> Result<_, String> {
-        let (context, runtime) = rune_side::context()?;
-        rune_side::vm(&context, &runtime, RUNE_PREDICATE)
-    };
-    match setup() {
-        Ok((mut vm, main)) => {
-            let got = typed
-                .iter()
-                .map(|b| call(&mut vm, main, b))
-                .collect::<Result<Vec<_>, _>>();
-            if verified(CASE, "rune", got, &want) {
-                g.bench_function("rune", |b| {
-                    let mut i = 0;
-                    b.iter(|| call(&mut vm, main, black_box(&typed[next(&mut i)])))
-                });
-            }
-        }
-        Err(e) => not_measured(CASE, "rune", &e),
-    }
+        Ok((s(&b.origin)?, s(&b.country)?, b.value, b.adults))
+    });
     g.finish();
 }
 
