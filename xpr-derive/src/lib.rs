@@ -2,7 +2,8 @@
 //!
 //! Use it through the `xpr` crate's `derive` feature:
 //!
-//! ```
+//! ```ignore
+//! // Run as `xpr`'s test `derive::the_documented_example_runs`.
 //! #[derive(xpr::Context)]
 //! #[xpr(rename_all = "camelCase")]
 //! struct Flight {

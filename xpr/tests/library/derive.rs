@@ -1,4 +1,5 @@
-//! `#[derive(xpr::Context)]`: host structs read by programs, checked against
+//! `#[derive(Context)]` (crate `xpr-derive`, the `derive` feature's
+//! `xpr::Context` derive): host structs read by programs, checked against
 //! the same data handed over as JSON.
 
 use std::collections::BTreeMap;
@@ -6,14 +7,14 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use xpr::{Engine, Value};
 
-#[derive(xpr::Context, Serialize, Clone)]
+#[derive(xpr_derive::Context, Serialize, Clone)]
 struct Item {
     name: String,
     price: f64,
     tags: Vec<&'static str>,
 }
 
-#[derive(xpr::Context, Serialize, Clone)]
+#[derive(xpr_derive::Context, Serialize, Clone)]
 struct Order {
     id: u64,
     customer: Customer,
@@ -23,7 +24,7 @@ struct Order {
     notes: BTreeMap<String, i32>,
 }
 
-#[derive(xpr::Context, Serialize, Clone)]
+#[derive(xpr_derive::Context, Serialize, Clone)]
 struct Customer {
     name: String,
     country: &'static str,
@@ -93,7 +94,7 @@ fn the_struct_reads_as_its_json_does() {
     );
 }
 
-#[derive(xpr::Context)]
+#[derive(xpr_derive::Context)]
 #[xpr(rename_all = "camelCase")]
 struct Renamed {
     delay_minutes: f64,
@@ -131,7 +132,7 @@ fn names_follow_the_attributes() {
 fn every_rename_all_rule_spells_as_serde_does() {
     macro_rules! case {
         ($rule:literal, $want:literal) => {{
-            #[derive(xpr::Context, Serialize)]
+            #[derive(xpr_derive::Context, Serialize)]
             #[xpr(rename_all = $rule)]
             #[serde(rename_all = $rule)]
             struct S {
@@ -153,7 +154,7 @@ fn every_rename_all_rule_spells_as_serde_does() {
     // with brackets.
 }
 
-#[derive(xpr::Context, Serialize)]
+#[derive(xpr_derive::Context, Serialize)]
 #[serde(rename_all = "kebab-case")]
 struct Kebab {
     first_field: i32,
@@ -166,7 +167,7 @@ struct Kebab {
     fourth: i32,
 }
 
-#[derive(xpr::Context)]
+#[derive(xpr_derive::Context)]
 struct Outer {
     k: Kebab,
 }
@@ -202,7 +203,7 @@ fn serde_attributes_are_honoured_when_no_xpr_attribute_speaks() {
     );
 }
 
-#[derive(xpr::Context)]
+#[derive(xpr_derive::Context)]
 struct Generic<T> {
     value: T,
     label: std::borrow::Cow<'static, str>,
@@ -233,13 +234,13 @@ fn a_struct_is_a_context_for_every_entry_point() {
     assert_eq!(xpr::Context::get(&typed, "nope"), None);
 }
 
-#[derive(xpr::Context, Serialize)]
+#[derive(xpr_derive::Context, Serialize)]
 struct Audit {
     user: &'static str,
     at: u32,
 }
 
-#[derive(xpr::Context, Serialize)]
+#[derive(xpr_derive::Context, Serialize)]
 struct Event {
     kind: &'static str,
     #[serde(flatten)]
@@ -270,4 +271,31 @@ fn flattened_fields_are_read_as_the_struct_s_own() {
             "{source}"
         );
     }
+}
+
+/// The example of `xpr-derive`'s documentation.
+#[test]
+fn the_documented_example_runs() {
+    #[derive(xpr_derive::Context)]
+    #[xpr(rename_all = "camelCase")]
+    struct Flight {
+        #[allow(dead_code)]
+        origin: String,
+        delay_minutes: f64,
+        #[xpr(rename = "km")]
+        distance: u32,
+        #[xpr(skip)]
+        #[allow(dead_code)]
+        internal_id: u64,
+    }
+    let flight = Flight {
+        origin: "SVO".into(),
+        delay_minutes: 75.0,
+        distance: 1200,
+        internal_id: 9,
+    };
+    let rule = Engine::new()
+        .compile("delayMinutes > 60 && km > 1000")
+        .unwrap();
+    assert_eq!(rule.run(&flight).unwrap(), Value::Bool(true));
 }
