@@ -497,62 +497,90 @@ fn case_a_bind(c: &mut Criterion) {
     }
 
     let env = cel_side::env();
-    match cel_side::compile(&env, PREDICATE) {
-        Ok(p) => {
-            let mut ctx = cel::Context::with_env(Arc::clone(&env));
-            let got = records
-                .iter()
-                .map(|r| {
-                    cel_side::bind(&mut ctx, r);
-                    cel_side::run(&p, &ctx)
-                })
-                .collect::<Result<Vec<_>, _>>();
-            let want_c: Vec<cel::Value> = want.iter().map(|b| cel::Value::Bool(*b)).collect();
-            if verified(CASE, "cel", got, &want_c) {
-                g.bench_function("cel", |b| {
-                    let mut i = 0;
-                    b.iter(|| {
-                        cel_side::bind(&mut ctx, black_box(&records[next(&mut i)]));
-                        p.execute(&ctx)
-                    })
-                });
-            }
-        }
-        Err(e) => not_measured(CASE, "cel", &e),
-    }
+    cel_predicate_per_record(&mut g, CASE, &env, &records, &want, cel_side::bind);
 
-    let engine = rhai::Engine::new();
-    match engine.compile_expression(PREDICATE) {
-        Ok(ast) => {
-            let mut scope = rhai::Scope::new();
-            let got = records
-                .iter()
-                .map(|r| {
-                    scope.rewind(0);
-                    rhai_side::bind(&mut scope, r);
-                    engine.eval_ast_with_scope::<bool>(&mut scope, &ast)
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string());
-            if verified(CASE, "rhai", got, &want) {
-                g.bench_function("rhai", |b| {
-                    let mut i = 0;
-                    b.iter(|| {
-                        scope.rewind(0);
-                        rhai_side::bind(&mut scope, black_box(&records[next(&mut i)]));
-                        engine.eval_ast_with_scope::<bool>(&mut scope, &ast)
-                    })
-                });
-            }
-        }
-        Err(e) => not_measured(CASE, "rhai", &e.to_string()),
-    }
+    rhai_predicate_per_record(&mut g, CASE, &records, &want, rhai_side::bind);
 
     rune_predicate_per_record(&mut g, CASE, &records, &want, |r: &Json| {
         let f = |k: &str| rune_side::field(r, k);
         Ok((f("Origin")?, f("Country")?, f("Value")?, f("Adults")?))
     });
     g.finish();
+}
+
+/// Case a's predicate in cel over `records`, one per iteration in turn,
+/// each bound into one kept context by `bind`: checked against `want`,
+/// then measured.
+fn cel_predicate_per_record<R>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    case: &str,
+    env: &Arc<cel::Env>,
+    records: &[R],
+    want: &[bool],
+    bind: impl Fn(&mut cel::Context<'_, '_>, &R),
+) {
+    let p = match cel_side::compile(env, PREDICATE) {
+        Ok(p) => p,
+        Err(e) => return not_measured(case, "cel", &e),
+    };
+    let mut ctx = cel::Context::with_env(Arc::clone(env));
+    let got = records
+        .iter()
+        .map(|r| {
+            bind(&mut ctx, r);
+            cel_side::run(&p, &ctx)
+        })
+        .collect::<Result<Vec<_>, _>>();
+    let want_c: Vec<cel::Value> = want.iter().map(|b| cel::Value::Bool(*b)).collect();
+    if verified(case, "cel", got, &want_c) {
+        g.bench_function("cel", |b| {
+            let mut i = 0usize;
+            b.iter(|| {
+                let at = i % records.len().max(1);
+                i = i.wrapping_add(1);
+                bind(&mut ctx, black_box(&records[at]));
+                p.execute(&ctx)
+            })
+        });
+    }
+}
+
+/// Case a's predicate in rhai over `records`, one per iteration in turn,
+/// each pushed into one kept scope (emptied first) by `bind`: checked
+/// against `want`, then measured.
+fn rhai_predicate_per_record<R>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    case: &str,
+    records: &[R],
+    want: &[bool],
+    bind: impl Fn(&mut rhai::Scope<'_>, &R),
+) {
+    let engine = rhai::Engine::new();
+    let ast = match engine.compile_expression(PREDICATE) {
+        Ok(ast) => ast,
+        Err(e) => return not_measured(case, "rhai", &e.to_string()),
+    };
+    let mut scope = rhai::Scope::new();
+    let eval = |scope: &mut rhai::Scope<'_>, r: &R| {
+        scope.rewind(0);
+        bind(scope, r);
+        engine.eval_ast_with_scope::<bool>(scope, &ast)
+    };
+    let got = records
+        .iter()
+        .map(|r| eval(&mut scope, r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string());
+    if verified(case, "rhai", got, &want.to_vec()) {
+        g.bench_function("rhai", |b| {
+            let mut i = 0usize;
+            b.iter(|| {
+                let at = i % records.len().max(1);
+                i = i.wrapping_add(1);
+                eval(&mut scope, black_box(&records[at]))
+            })
+        });
+    }
 }
 
 /// Case a's predicate in rune over `records`, one per iteration in turn

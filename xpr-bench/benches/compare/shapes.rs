@@ -96,61 +96,15 @@ pub fn case_a_typed(c: &mut Criterion) {
         ctx.add_variable_from_value("Value", cel::Value::Int(b.value));
         ctx.add_variable_from_value("Adults", cel::Value::Int(b.adults));
     };
-    match cel_side::compile(&env, PREDICATE) {
-        Ok(p) => {
-            let mut ctx = cel::Context::with_env(Arc::clone(&env));
-            let got = typed
-                .iter()
-                .map(|b| {
-                    bind(&mut ctx, b);
-                    cel_side::run(&p, &ctx)
-                })
-                .collect::<Result<Vec<_>, _>>();
-            let want_c: Vec<cel::Value> = want.iter().map(|b| cel::Value::Bool(*b)).collect();
-            if verified(CASE, "cel", got, &want_c) {
-                g.bench_function("cel", |b| {
-                    let mut i = 0;
-                    b.iter(|| {
-                        bind(&mut ctx, black_box(&typed[next(&mut i)]));
-                        p.execute(&ctx)
-                    })
-                });
-            }
-        }
-        Err(e) => not_measured(CASE, "cel", &e),
-    }
+    super::cel_predicate_per_record(&mut g, CASE, &env, &typed, &want, bind);
 
-    let engine = rhai::Engine::new();
     let bind = |scope: &mut rhai::Scope<'_>, b: &Booking| {
-        scope.rewind(0);
         scope.push("Origin", rhai::ImmutableString::from(b.origin.as_str()));
         scope.push("Country", rhai::ImmutableString::from(b.country.as_str()));
         scope.push("Value", b.value);
         scope.push("Adults", b.adults);
     };
-    match engine.compile_expression(PREDICATE) {
-        Ok(ast) => {
-            let mut scope = rhai::Scope::new();
-            let got = typed
-                .iter()
-                .map(|b| {
-                    bind(&mut scope, b);
-                    engine.eval_ast_with_scope::<bool>(&mut scope, &ast)
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string());
-            if verified(CASE, "rhai", got, &want) {
-                g.bench_function("rhai", |b| {
-                    let mut i = 0;
-                    b.iter(|| {
-                        bind(&mut scope, black_box(&typed[next(&mut i)]));
-                        engine.eval_ast_with_scope::<bool>(&mut scope, &ast)
-                    })
-                });
-            }
-        }
-        Err(e) => not_measured(CASE, "rhai", &e.to_string()),
-    }
+    super::rhai_predicate_per_record(&mut g, CASE, &typed, &want, bind);
 
     super::rune_predicate_per_record(&mut g, CASE, &typed, &want, |b: &Booking| {
         let s = |s: &str| rune::to_value(s.to_string()).map_err(|e| format!("{e:?}"));
