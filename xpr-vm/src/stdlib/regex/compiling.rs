@@ -202,22 +202,22 @@ impl Prepared {
 /// per byte, see `vm::COMPILED_BYTES_PER_FUEL`). Measured in a release
 /// build, the probe stops within about 10 ms for any pattern (at its 1 MiB
 /// size limit, `\pL{100}`), within about 60 ns per fuel unit of this
-/// charge. A pattern that fails to translate costs the first two terms.
+/// charge. A pattern that fails to translate, or is longer than
+/// [`MAX_PATTERN_BYTES`], costs the first two terms.
 pub fn compile_fuel(pattern: &str) -> u64 {
-    // A pattern over the length limit is refused unread: its syntax tree
-    // (100 to 300 bytes a pattern byte) is never built.
-    let readable = pattern.len() <= MAX_PATTERN_BYTES;
+    let read = 64u64.saturating_add((pattern.len() as u64).saturating_mul(32));
+    // A pattern over the length limit is refused unread (see `prepare`):
+    // neither translated nor parsed, since its translation alone took 40
+    // bytes of heap a pattern byte (fuzz finding: `"(".repeat(1000000)`
+    // grew the heap by 40 MB uncharged) and its syntax tree 100 to 300.
+    if pattern.len() > MAX_PATTERN_BYTES {
+        return read;
+    }
     let (size, folded) = translate(pattern).map_or((0, 0), |t| {
-        let folded = if readable {
-            fold_work(&t.pattern, false).saturating_mul(FOLD_BYTES_PER_CODE_POINT)
-        } else {
-            0
-        };
+        let folded = fold_work(&t.pattern, false).saturating_mul(FOLD_BYTES_PER_CODE_POINT);
         (t.size, folded)
     });
-    64u64
-        .saturating_add((pattern.len() as u64).saturating_mul(32))
-        .saturating_add(size.saturating_mul(16))
+    read.saturating_add(size.saturating_mul(16))
         .saturating_add(folded)
 }
 
