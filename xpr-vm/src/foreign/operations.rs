@@ -65,9 +65,11 @@ static OPERANDS: &[Operand] = &[
     operand(&["+"], &["array"], &["array"], "XPR joins arrays with `xs.concat(ys)` or `[...xs, ...ys]`"),
     operand(&["+"], &["array"], &[], "XPR adds an element with `[...xs, x]`"),
     operand(&["+"], &["object"], &["object"], "XPR merges objects with `{...a, ...b}`"),
-    operand(&["+"], &["string", "null"], &["null", "string"], "a null operand: give it a default, `(x ?? \"\")`"),
-    operand(&[], &["null"], &[], NULL_OPERAND),
-    operand(&[], &[], &["null"], NULL_OPERAND),
+    operand(&["+", "<", "<=", ">", ">="], &["null"], &["string"], NULL_LEFT_TEXT),
+    operand(&["+", "<", "<=", ">", ">="], &["string"], &["null"], NULL_RIGHT_TEXT),
+    operand(&[], &["null"], &["null"], NULL_BOTH),
+    operand(&[], &["null"], &[], NULL_LEFT),
+    operand(&[], &[], &["null"], NULL_RIGHT),
     operand(&["-"], &["string"], &["string"], "XPR has no string subtraction; for dates, `dateDiff(parseDate(a), parseDate(b), \"days\")`"),
     operand(&[], &["string"], &["number"], "XPR does not convert implicitly: `float(s)` reads a number from a string"),
     operand(&[], &["number"], &["string"], "XPR does not convert implicitly: `float(s)` reads a number from a string"),
@@ -80,7 +82,44 @@ pub(super) const CALL_IT: &str =
 pub(super) const CONVERT: &str = "XPR does not convert implicitly: write `string(x)`, or a template literal between backticks, `${n} items`";
 pub(super) const REPEAT: &str =
     "XPR repeats a string with `s.repeat(n)`; `float(s)` reads a number from one";
-pub(super) const NULL_OPERAND: &str = "a null operand: give it a default, `(x ?? 0)`";
+pub(super) const NULL_LEFT: &str = "the left operand is null: give it a default, `(x ?? 0)`";
+pub(super) const NULL_RIGHT: &str = "the right operand is null: give it a default, `(x ?? 0)`";
+pub(super) const NULL_BOTH: &str = "both operands are null: give them defaults, `(x ?? 0)`";
+pub(super) const NULL_LEFT_TEXT: &str =
+    "the left operand is null: give it a default, `(x ?? \"\")`";
+pub(super) const NULL_RIGHT_TEXT: &str =
+    "the right operand is null: give it a default, `(x ?? \"\")`";
+
+/// Which operands of a binary operator were null, and the default to give
+/// them, as read back from the hint [`operand_hint`] gave: for a host that
+/// knows the source and can name the operand (`(properties.felt ?? 0) > 10`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NullOperands {
+    /// The left operand was null.
+    pub left: bool,
+    /// The right operand was null.
+    pub right: bool,
+    /// The default to write after `??`: `0`, or `""` beside a string.
+    pub default: &'static str,
+}
+
+/// The null operands an operator's type error was about, when its hint is
+/// one of [`operand_hint`]'s null hints; `None` for any other hint.
+pub fn null_operands(hint: &str) -> Option<NullOperands> {
+    let (left, right, default) = match hint {
+        NULL_LEFT => (true, false, "0"),
+        NULL_RIGHT => (false, true, "0"),
+        NULL_BOTH => (true, true, "0"),
+        NULL_LEFT_TEXT => (true, false, "\"\""),
+        NULL_RIGHT_TEXT => (false, true, "\"\""),
+        _ => return None,
+    };
+    Some(NullOperands {
+        left,
+        right,
+        default,
+    })
+}
 
 /// The hint for binary operator `symbol` applied to operands of types `a`
 /// and `b` (as `type()` names them), which it does not accept: what

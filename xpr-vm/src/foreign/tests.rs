@@ -1,6 +1,8 @@
 //! The table's lookups.
 
-use super::operations::{CALL_IT, CONVERT, NULL_OPERAND, REPEAT};
+use super::operations::{
+    CALL_IT, CONVERT, NULL_BOTH, NULL_LEFT, NULL_RIGHT, NULL_RIGHT_TEXT, REPEAT,
+};
 use super::*;
 
 #[test]
@@ -118,6 +120,23 @@ fn date_tokens_of_other_conventions() {
 }
 
 #[test]
+fn null_hints_read_back_which_operand_was_null() {
+    let left = null_operands(operand_hint(">", "null", "number").unwrap_or(""));
+    assert_eq!(
+        left.map(|n| (n.left, n.right, n.default)),
+        Some((true, false, "0"))
+    );
+    let right = null_operands(operand_hint("<", "string", "null").unwrap_or(""));
+    assert_eq!(
+        right.map(|n| (n.left, n.right, n.default)),
+        Some((false, true, "\"\""))
+    );
+    let both = null_operands(operand_hint("%", "null", "null").unwrap_or(""));
+    assert_eq!(both.map(|n| (n.left, n.right)), Some((true, true)));
+    assert_eq!(null_operands(CONVERT), None);
+}
+
+#[test]
 fn arities_and_operands_of_other_languages() {
     use crate::Arity;
     assert!(arity_hint("round", Arity::Exact(1), 2).is_some_and(|h| h.contains("* 100")));
@@ -131,6 +150,9 @@ fn arities_and_operands_of_other_languages() {
         operand_hint("+", "array", "number"),
         Some("XPR adds an element with `[...xs, x]`")
     );
-    assert_eq!(operand_hint("<", "null", "number"), Some(NULL_OPERAND));
+    assert_eq!(operand_hint("<", "null", "number"), Some(NULL_LEFT));
+    assert_eq!(operand_hint("*", "number", "null"), Some(NULL_RIGHT));
+    assert_eq!(operand_hint("-", "null", "null"), Some(NULL_BOTH));
+    assert_eq!(operand_hint("+", "string", "null"), Some(NULL_RIGHT_TEXT));
     assert_eq!(operand_hint("-", "regex", "regex"), None);
 }

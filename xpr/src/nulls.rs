@@ -1,0 +1,261 @@
+//! Naming the null operand of an operator's type error: the VM, which
+//! never sees the source, hints `give it a default, (x ?? 0)`; the program
+//! keeps the spans of its binary operators and the source, so that the
+//! hint can show the operand as written: `(properties.felt ?? 0) > 10`.
+
+use std::sync::Arc;
+
+use xpr_syntax::ast::{Element, Expr, ExprKind, Pattern, Property};
+use xpr_vm::{Error, ErrorKind, Span, foreign};
+
+/// The longest expression, in characters, a hint quotes whole; a longer
+/// one is quoted as its null operand with its default alone.
+const MAX_QUOTED: usize = 80;
+
+/// A binary operator of the source: its span and its operands'.
+#[derive(Debug, Clone, Copy)]
+struct Site {
+    whole: Span,
+    lhs: (Span, bool),
+    rhs: (Span, bool),
+}
+
+/// The binary operators of a program's source, and the source.
+#[derive(Debug, Clone)]
+pub(crate) struct NullSites {
+    source: Arc<str>,
+    sites: Arc<[Site]>,
+}
+
+impl NullSites {
+    /// The binary operators of `ast`, parsed from `source`.
+    pub(crate) fn new(source: &str, ast: &Expr) -> Self {
+        let mut sites = Vec::new();
+        collect(ast, &mut sites);
+        NullSites {
+            source: source.into(),
+            sites: sites.into(),
+        }
+    }
+
+    /// `error` with its null-operand hint naming the operand, when it is an
+    /// operator's type error about a null operand raised at one of the
+    /// sites; otherwise `error` unchanged.
+    #[cold]
+    pub(crate) fn name_operand(&self, error: Error) -> Error {
+        if error.kind() != ErrorKind::Type {
+            return error;
+        }
+        let Some(nulls) = error.hint().and_then(foreign::null_operands) else {
+            return error;
+        };
+        let Some(site) = error
+            .span()
+            .and_then(|at| self.sites.iter().find(|s| s.whole == at))
+        else {
+            return error;
+        };
+        match self.hint(site, nulls) {
+            Some(hint) => error.with_hint(hint),
+            None => error,
+        }
+    }
+
+    /// The hint for `site` whose operands `nulls` names.
+    fn hint(&self, site: &Site, nulls: foreign::NullOperands) -> Option<String> {
+        let text = |s: Span| slice(&self.source, s);
+        let with_default = |(s, simple): (Span, bool)| {
+            let t = text(s)?;
+            Some(if simple || parenthesized(t) {
+                format!("({t} ?? {})", nulls.default)
+            } else {
+                format!("(({t}) ?? {})", nulls.default)
+            })
+        };
+        let (left, right) = (text(site.lhs.0)?, text(site.rhs.0)?);
+        let named = match (nulls.left, nulls.right) {
+            (true, true) => format!("`{left}` and `{right}` are null"),
+            (true, false) => format!("`{left}` is null"),
+            _ => format!("`{right}` is null"),
+        };
+        let whole = text(site.whole)?;
+        let fixed = if whole.chars().count() <= MAX_QUOTED {
+            // The operator and the spaces around it, as written.
+            let between = slice(&self.source, Span::new(site.lhs.0.end, site.rhs.0.start))?;
+            let l = if nulls.left {
+                with_default(site.lhs)?
+            } else {
+                left.to_owned()
+            };
+            let r = if nulls.right {
+                with_default(site.rhs)?
+            } else {
+                right.to_owned()
+            };
+            format!("{l}{between}{r}")
+        } else if nulls.left {
+            with_default(site.lhs)?
+        } else {
+            with_default(site.rhs)?
+        };
+        let them = if nulls.left && nulls.right {
+            "give them defaults"
+        } else {
+            "give it a default"
+        };
+        Some(format!("{named}: {them}, `{fixed}`"))
+    }
+}
+
+/// The text of `span` (character offsets) in `source`.
+fn slice(source: &str, span: Span) -> Option<&str> {
+    let byte = |c: u32| {
+        source
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain(std::iter::once(source.len()))
+            .nth(c as usize)
+    };
+    let (start, end) = (byte(span.start)?, byte(span.end)?);
+    source.get(start..end)
+}
+
+/// Whether `text` is one parenthesized group, `(a ? b : c)` (not `(a) +
+/// (b)`); text with quotes is not read, and counts as not.
+fn parenthesized(text: &str) -> bool {
+    if !text.starts_with('(') || text.contains(['"', '\'', '`']) {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1 == text.len();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+fn span(s: xpr_syntax::Span) -> Span {
+    Span::new(s.start, s.end)
+}
+
+/// Whether `e` binds tighter than `??`, so that `e ?? 0` needs no
+/// parentheses around `e`.
+fn simple(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Ident(_)
+            | ExprKind::Member { .. }
+            | ExprKind::Index { .. }
+            | ExprKind::Call { .. }
+            | ExprKind::OptionalChain(_)
+            | ExprKind::Null
+            | ExprKind::Number(_)
+            | ExprKind::String(_)
+    )
+}
+
+/// Appends the binary operators of `e` and of its parts to `out`.
+fn collect(e: &Expr, out: &mut Vec<Site>) {
+    let elements = |xs: &[Element], out: &mut Vec<Site>| {
+        for x in xs {
+            match x {
+                Element::Expr(e) | Element::Spread(e, _) => collect(e, out),
+            }
+        }
+    };
+    match &e.kind {
+        ExprKind::Null
+        | ExprKind::Bool(_)
+        | ExprKind::Number(_)
+        | ExprKind::String(_)
+        | ExprKind::Regex { .. }
+        | ExprKind::Ident(_) => {}
+        ExprKind::Template { exprs, .. } => exprs.iter().for_each(|x| collect(x, out)),
+        ExprKind::Array(xs) => elements(xs, out),
+        ExprKind::Object(props) => {
+            for p in props {
+                match p {
+                    Property::KeyValue { value, .. } => collect(value, out),
+                    Property::Spread(v, _) => collect(v, out),
+                }
+            }
+        }
+        ExprKind::Member { object, .. } => collect(object, out),
+        ExprKind::Index { object, index } => {
+            collect(object, out);
+            collect(index, out);
+        }
+        ExprKind::Call { callee, args, .. } => {
+            collect(callee, out);
+            elements(args, out);
+        }
+        ExprKind::OptionalChain(x) => collect(x, out),
+        ExprKind::Unary { operand, .. } => collect(operand, out),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            out.push(Site {
+                whole: span(e.span),
+                lhs: (span(lhs.span), simple(lhs)),
+                rhs: (span(rhs.span), simple(rhs)),
+            });
+            collect(lhs, out);
+            collect(rhs, out);
+        }
+        ExprKind::Logical { lhs, rhs, .. } | ExprKind::Pipe { lhs, rhs } => {
+            collect(lhs, out);
+            collect(rhs, out);
+        }
+        ExprKind::Conditional {
+            test,
+            then,
+            otherwise,
+        } => {
+            collect(test, out);
+            collect(then, out);
+            collect(otherwise, out);
+        }
+        ExprKind::Arrow(arrow) => {
+            arrow.params.iter().for_each(|p| pattern(p, out));
+            collect(&arrow.body, out);
+        }
+        ExprKind::Let {
+            target,
+            value,
+            body,
+        } => {
+            pattern(target, out);
+            collect(value, out);
+            collect(body, out);
+        }
+    }
+}
+
+/// Appends the binary operators of a pattern's defaults.
+fn pattern(p: &Pattern, out: &mut Vec<Site>) {
+    match p {
+        Pattern::Ident(_) => {}
+        Pattern::Object(o) => {
+            for entry in &o.entries {
+                pattern(&entry.target, out);
+                if let Some(d) = &entry.default {
+                    collect(d, out);
+                }
+            }
+        }
+        Pattern::Array(a) => {
+            for element in &a.elements {
+                pattern(&element.target, out);
+                if let Some(d) = &element.default {
+                    collect(d, out);
+                }
+            }
+        }
+    }
+}
