@@ -456,7 +456,7 @@ impl Engine {
     /// be raised when the part is reached (a method the receiver's type,
     /// known from the source, does not have: `"abc".toUpperCase()`), and
     /// warnings about likely mistakes that evaluate without an error
-    /// (`s.lower` for `s.lower()`; `YYYY` in a date format). Each names
+    /// (`s.lower` for `s.lower()`; `mm` for the month in a date format). Each names
     /// XPR's spelling in its hint. The program still compiles and runs as
     /// the spec says: these are for `xpr check` and tools that repair
     /// expressions.

@@ -133,26 +133,49 @@ pub fn operand_hint(symbol: &str, a: &str, b: &str) -> Option<&'static str> {
         .map(|o| o.hint)
 }
 
-/// Date format tokens of other conventions and XPR's (ICU) token.
+/// Date format tokens of other conventions and XPR's (ICU) token, tried
+/// in order at each position (XPR's own tokens first, so that `yyyy` is
+/// not read as two `yy`).
 static DATE_TOKENS: &[(&str, &str)] = &[
+    ("yyyy", "yyyy"),
+    ("EEEE", "EEEE"),
+    ("EEE", "EEE"),
+    ("SSS", "SSS"),
     ("YYYY", "yyyy"),
     ("YY", "yyyy"),
-    ("DD", "dd"),
+    ("yy", "yyyy"),
     ("%Y", "yyyy"),
+    ("%y", "yyyy"),
     ("%m", "MM"),
     ("%d", "dd"),
     ("%H", "HH"),
     ("%M", "mm"),
     ("%S", "ss"),
+    ("%a", "EEE"),
+    ("%A", "EEEE"),
+    ("dddd", "EEEE"),
+    ("ddd", "EEE"),
+    ("dd", "dd"),
+    ("DD", "dd"),
+    ("D", "dd"),
+    ("d", "dd"),
+    ("MMMM", "MM"),
+    ("MMM", "MM"),
+    ("MM", "MM"),
+    ("M", "MM"),
+    ("HH", "HH"),
     ("hh", "HH"),
+    ("H", "HH"),
+    ("h", "HH"),
     ("mi", "mm"),
+    ("ss", "ss"),
 ];
 
-/// The hint for a `formatDate` / `parseDate` format written with another
-/// convention's tokens (moment.js `YYYY-MM-DD`, strftime `%Y-%m-%d`, SQL
-/// `mi`), which XPR would copy as text: the format with XPR's tokens.
-/// `None` when the format has none of them.
-pub fn date_format_hint(format: &str) -> Option<String> {
+/// A `formatDate` / `parseDate` format written with another convention's
+/// tokens (moment.js `YYYY-MM-DD`, `ddd`; strftime `%Y-%m-%d`; SQL `mi`;
+/// single letters `d/M/yy`) rewritten with XPR's tokens, or `None` when
+/// nothing is rewritten (or the format is longer than 200 bytes).
+pub fn date_format_fix(format: &str) -> Option<String> {
     if format.len() > 200 {
         return None;
     }
@@ -160,7 +183,7 @@ pub fn date_format_hint(format: &str) -> Option<String> {
     let mut rest = format;
     let mut changed = false;
     // `mm` is minutes; without an hour, `yyyy-mm-dd` means months.
-    let month = !format.contains("HH") && !format.contains("hh") && !format.contains("MM");
+    let month = !format.contains(['H', 'h']) && !format.contains("MM");
     'outer: while let Some(c) = rest.chars().next() {
         if month && let Some(after) = rest.strip_prefix("mm") {
             fixed.push_str("MM");
@@ -172,16 +195,21 @@ pub fn date_format_hint(format: &str) -> Option<String> {
             if let Some(after) = rest.strip_prefix(theirs) {
                 fixed.push_str(ours);
                 rest = after;
-                changed = true;
+                changed |= theirs != ours;
                 continue 'outer;
             }
         }
         fixed.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    changed.then(|| {
-        format!(
-            "XPR's date tokens are `yyyy MM dd HH mm ss SSS` and other letters are copied as text: write \"{fixed}\""
-        )
+    changed.then_some(fixed)
+}
+
+/// The hint for a `formatDate` / `parseDate` format written with another
+/// convention's tokens: the format with XPR's tokens ([`date_format_fix`]).
+/// `None` when the format has none of them.
+pub fn date_format_hint(format: &str) -> Option<String> {
+    date_format_fix(format).map(|fixed| {
+        format!("XPR's date tokens are `yyyy MM dd HH mm ss SSS EEE EEEE`: write \"{fixed}\"")
     })
 }

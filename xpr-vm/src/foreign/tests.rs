@@ -109,10 +109,20 @@ fn methods_of_other_languages() {
 fn date_tokens_of_other_conventions() {
     assert_eq!(
         date_format_hint("DD.MM.YYYY").as_deref(),
-        Some(
-            "XPR's date tokens are `yyyy MM dd HH mm ss SSS` and other letters are copied as text: write \"dd.MM.yyyy\""
-        )
+        Some("XPR's date tokens are `yyyy MM dd HH mm ss SSS EEE EEEE`: write \"dd.MM.yyyy\"")
     );
+    // XPR's own tokens are kept; single letters, moment's weekday names,
+    // two-digit years and the twelve-hour clock are rewritten.
+    assert_eq!(date_format_fix("yyyy-MM-dd EEE"), None);
+    assert_eq!(
+        date_format_fix("d/M/yy h:mm dddd ddd").as_deref(),
+        Some("dd/MM/yyyy HH:mm EEEE EEE")
+    );
+    assert_eq!(
+        date_format_fix("%a %A %y").as_deref(),
+        Some("EEE EEEE yyyy")
+    );
+    assert_eq!(date_format_fix(&"Y".repeat(201)), None);
     assert!(date_format_hint("%d/%m/%Y %H:%M").is_some_and(|h| h.contains("\"dd/MM/yyyy HH:mm\"")));
     assert_eq!(date_format_hint("yyyy-MM-dd HH:mm"), None);
     assert!(date_format_hint("yyyy-mm-dd").is_some_and(|h| h.contains("\"yyyy-MM-dd\"")));
