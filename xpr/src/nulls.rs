@@ -5,19 +5,20 @@
 
 use std::sync::Arc;
 
-use xpr_syntax::ast::{Element, Expr, ExprKind, Pattern, Property};
+use xpr_syntax::ast::{Element, Expr, ExprKind, Pattern, Property, UnaryOp};
 use xpr_vm::{Error, ErrorKind, Span, foreign};
 
 /// The longest expression, in characters, a hint quotes whole; a longer
 /// one is quoted as its null operand with its default alone.
 const MAX_QUOTED: usize = 80;
 
-/// A binary operator of the source: its span and its operands'.
+/// An operator of the source: its span and its operands' (for `-x`, the
+/// one operand is the left), each with whether it binds tighter than `??`.
 #[derive(Debug, Clone, Copy)]
 struct Site {
     whole: Span,
     lhs: (Span, bool),
-    rhs: (Span, bool),
+    rhs: Option<(Span, bool)>,
 }
 
 /// The binary operators of a program's source, and the source.
@@ -72,33 +73,40 @@ impl NullSites {
                 format!("(({t}) ?? {})", nulls.default)
             })
         };
-        let (left, right) = (text(site.lhs.0)?, text(site.rhs.0)?);
-        let named = match (nulls.left, nulls.right) {
-            (true, true) => format!("`{left}` and `{right}` are null"),
-            (true, false) => format!("`{left}` is null"),
-            _ => format!("`{right}` is null"),
+        // The null operands, in source order.
+        let null: Vec<(Span, bool)> = [
+            nulls.left.then_some(site.lhs),
+            site.rhs.filter(|_| nulls.right),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let names = null
+            .iter()
+            .map(|(s, _)| text(*s).map(|t| format!("`{t}`")))
+            .collect::<Option<Vec<_>>>()?;
+        let named = match names.as_slice() {
+            [one] => format!("{one} is null"),
+            [a, b] => format!("{a} and {b} are null"),
+            _ => return None,
         };
         let whole = text(site.whole)?;
         let fixed = if whole.chars().count() <= MAX_QUOTED {
-            // The operator and the spaces around it, as written.
-            let between = slice(&self.source, Span::new(site.lhs.0.end, site.rhs.0.start))?;
-            let l = if nulls.left {
-                with_default(site.lhs)?
-            } else {
-                left.to_owned()
-            };
-            let r = if nulls.right {
-                with_default(site.rhs)?
-            } else {
-                right.to_owned()
-            };
-            format!("{l}{between}{r}")
-        } else if nulls.left {
-            with_default(site.lhs)?
+            // The whole operation as written, each null operand with its
+            // default.
+            let mut fixed = String::new();
+            let mut at = site.whole.start;
+            for operand in &null {
+                fixed.push_str(text(Span::new(at, operand.0.start))?);
+                fixed.push_str(&with_default(*operand)?);
+                at = operand.0.end;
+            }
+            fixed.push_str(text(Span::new(at, site.whole.end))?);
+            fixed
         } else {
-            with_default(site.rhs)?
+            with_default(*null.first()?)?
         };
-        let them = if nulls.left && nulls.right {
+        let them = if null.len() == 2 {
             "give them defaults"
         } else {
             "give it a default"
@@ -198,12 +206,21 @@ fn collect(e: &Expr, out: &mut Vec<Site>) {
             elements(args, out);
         }
         ExprKind::OptionalChain(x) => collect(x, out),
-        ExprKind::Unary { operand, .. } => collect(operand, out),
+        ExprKind::Unary { op, operand } => {
+            if *op == UnaryOp::Neg {
+                out.push(Site {
+                    whole: span(e.span),
+                    lhs: (span(operand.span), simple(operand)),
+                    rhs: None,
+                });
+            }
+            collect(operand, out);
+        }
         ExprKind::Binary { lhs, rhs, .. } => {
             out.push(Site {
                 whole: span(e.span),
                 lhs: (span(lhs.span), simple(lhs)),
-                rhs: (span(rhs.span), simple(rhs)),
+                rhs: Some((span(rhs.span), simple(rhs))),
             });
             collect(lhs, out);
             collect(rhs, out);
