@@ -12,13 +12,17 @@ use xpr_vm::{Error, ErrorKind, Span, foreign};
 /// one is quoted as its null operand with its default alone.
 const MAX_QUOTED: usize = 80;
 
-/// An operator of the source: its span and its operands' (for `-x`, the
-/// one operand is the left), each with whether it binds tighter than `??`.
+/// An operator of the source: its span and its operands' (for `-x` and a
+/// call of one argument, `round(x)`, the one operand is the left), each
+/// with whether it binds tighter than `??`.
 #[derive(Debug, Clone, Copy)]
 struct Site {
     whole: Span,
     lhs: (Span, bool),
     rhs: Option<(Span, bool)>,
+    /// The operands stand alone (a call's argument): `x ?? 0` needs no
+    /// parentheses around it.
+    bare: bool,
 }
 
 /// The binary operators of a program's source, and the source.
@@ -67,10 +71,12 @@ impl NullSites {
         let text = |s: Span| slice(&self.source, s);
         let with_default = |(s, simple): (Span, bool)| {
             let t = text(s)?;
-            Some(if simple || parenthesized(t) {
-                format!("({t} ?? {})", nulls.default)
-            } else {
-                format!("(({t}) ?? {})", nulls.default)
+            let d = nulls.default;
+            Some(match (simple || parenthesized(t), site.bare) {
+                (true, true) => format!("{t} ?? {d}"),
+                (true, false) => format!("({t} ?? {d})"),
+                (false, true) => format!("({t}) ?? {d}"),
+                (false, false) => format!("(({t}) ?? {d})"),
             })
         };
         // The null operands, in source order.
@@ -202,6 +208,15 @@ fn collect(e: &Expr, out: &mut Vec<Site>) {
             collect(index, out);
         }
         ExprKind::Call { callee, args, .. } => {
+            // A built-in's one argument (`round(x)`): the error is at the call.
+            if let (ExprKind::Ident(_), [Element::Expr(arg)]) = (&callee.kind, args.as_slice()) {
+                out.push(Site {
+                    whole: span(e.span),
+                    lhs: (span(arg.span), simple(arg)),
+                    rhs: None,
+                    bare: true,
+                });
+            }
             collect(callee, out);
             elements(args, out);
         }
@@ -212,6 +227,7 @@ fn collect(e: &Expr, out: &mut Vec<Site>) {
                     whole: span(e.span),
                     lhs: (span(operand.span), simple(operand)),
                     rhs: None,
+                    bare: false,
                 });
             }
             collect(operand, out);
@@ -221,6 +237,7 @@ fn collect(e: &Expr, out: &mut Vec<Site>) {
                 whole: span(e.span),
                 lhs: (span(lhs.span), simple(lhs)),
                 rhs: Some((span(rhs.span), simple(rhs))),
+                bare: false,
             });
             collect(lhs, out);
             collect(rhs, out);

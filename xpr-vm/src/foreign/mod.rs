@@ -24,8 +24,8 @@ mod operations;
 mod table;
 
 pub use operations::{
-    NULL_NEGATED, NullOperands, arity_hint, date_format_fix, date_format_hint, null_operands,
-    operand_hint,
+    NULL_ARGUMENT, NULL_NEGATED, NullOperands, arity_hint, date_format_fix, date_format_hint,
+    null_operands, operand_hint,
 };
 pub use table::TABLE;
 

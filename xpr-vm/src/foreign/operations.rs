@@ -84,6 +84,9 @@ pub(super) const REPEAT: &str =
     "XPR repeats a string with `s.repeat(n)`; `float(s)` reads a number from one";
 pub(super) const NULL_LEFT: &str = "the left operand is null: give it a default, `(x ?? 0)`";
 pub(super) const NULL_RIGHT: &str = "the right operand is null: give it a default, `(x ?? 0)`";
+/// The hint of a numeric built-in (`round`, `sqrt`, `pow`, ...) given a
+/// null argument.
+pub const NULL_ARGUMENT: &str = "the argument is null: give it a default, `(x ?? 0)`";
 /// The hint of `-x` for a null `x`.
 pub const NULL_NEGATED: &str = "the operand is null: give it a default, `-(x ?? 0)`";
 pub(super) const NULL_BOTH: &str = "both operands are null: give them defaults, `(x ?? 0)`";
@@ -106,11 +109,12 @@ pub struct NullOperands {
 }
 
 /// The null operands an operator's type error was about, when its hint is
-/// one of [`operand_hint`]'s null hints or [`NULL_NEGATED`] (the one
-/// operand of `-x` counts as the left); `None` for any other hint.
+/// one of [`operand_hint`]'s null hints, [`NULL_NEGATED`] or
+/// [`NULL_ARGUMENT`] (the one operand of `-x`, the argument, counts as the
+/// left); `None` for any other hint.
 pub fn null_operands(hint: &str) -> Option<NullOperands> {
     let (left, right, default) = match hint {
-        NULL_LEFT | NULL_NEGATED => (true, false, "0"),
+        NULL_LEFT | NULL_NEGATED | NULL_ARGUMENT => (true, false, "0"),
         NULL_RIGHT => (false, true, "0"),
         NULL_BOTH => (true, true, "0"),
         NULL_LEFT_TEXT => (true, false, "\"\""),
