@@ -409,13 +409,15 @@ fn formats_hold_no_letters_but_tokens_and_a_lone_t_or_z() {
     for (bad, run, fix) in [
         ("YYYY-MM-DD", "YYYY", Some("yyyy-MM-dd")),
         ("yy", "yy", Some("yyyy")),
-        ("yyyyy", "yyyyy", None),
+        ("yyyyy", "yyyyy", Some("yyyy")),
+        ("HH:mm:ss.SSSS", "SSSS", Some("HH:mm:ss.SSS")),
+        ("E dd", "E", Some("EEE dd")),
+        ("EEEEE, ddTHH", "EEEEE", Some("EEEE, ddTHH")),
+        ("d.M.yyyy hh:mm a", "d", None),
         ("dd.MM.yyyy hh:mm", "hh", Some("dd.MM.yyyy HH:mm")),
         ("%Y%m%d", "Y", Some("yyyyMMdd")),
         ("ddd, dd MMM", "ddd", Some("EEE, dd MM")),
         ("HH:mm TT", "TT", None),
-        ("E", "E", None),
-        ("EEEEE", "EEEEE", None),
         ("on dd", "o", None),
     ] {
         let e = check(bad).expect_err(bad);

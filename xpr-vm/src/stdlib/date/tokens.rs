@@ -173,7 +173,9 @@ fn bad_run(format: &str, run: &str) -> Error {
     let tokens = format!(
         "XPR's tokens are {TOKENS}; a lone T or Z is copied, other letters are not allowed"
     );
-    let fixed = crate::foreign::date_format_fix(format).filter(|f| check(f).is_ok());
+    let fixed = crate::foreign::date_format_fix(format)
+        .filter(|f| check(f).is_ok())
+        .or_else(|| run_fix(format).filter(|f| check(f).is_ok()));
     // ICU's and moment's AM/PM marker, `hh:mm a`.
     let am_pm = format
         .split(|c: char| !c.is_ascii_alphabetic())
@@ -189,6 +191,47 @@ fn bad_run(format: &str, run: &str) -> Error {
             "{clock}{tokens}: join words with +, as formatDate(d, \"dd.MM.yyyy\") + \" at \" + formatDate(d, \"HH:mm\")"
         ),
     })
+}
+
+/// `format` with each run of a token's letter of another length written as
+/// the token (`yyyyy` -> `yyyy`, `SSSS` -> `SSS`, `E` -> `EEE`, `EEEEE` ->
+/// `EEEE`), and `Y`, `D`, `h` runs as `yyyy`, `dd`, `HH`; `None` when
+/// nothing changes or the format is longer than 200 bytes.
+fn run_fix(format: &str) -> Option<String> {
+    if format.len() > 200 {
+        return None;
+    }
+    let b = format.as_bytes();
+    let mut out = String::with_capacity(format.len());
+    let mut changed = false;
+    let mut at = 0;
+    while let Some(tail) = b.get(at..).filter(|t| !t.is_empty()) {
+        let first = tail.first().copied().unwrap_or(b' ');
+        let n = if first.is_ascii_alphabetic() {
+            run_len(tail)
+        } else {
+            // A character: copied whole.
+            format.get(at..)?.chars().next()?.len_utf8()
+        };
+        let run = format.get(at..at + n)?;
+        let token = match (first, n) {
+            _ if allowed(first, n) => run,
+            (b'y' | b'Y', _) => "yyyy",
+            (b'M', _) => "MM",
+            (b'd' | b'D', _) => "dd",
+            (b'H' | b'h', _) => "HH",
+            (b'm', _) => "mm",
+            (b's', _) => "ss",
+            (b'S', _) => "SSS",
+            (b'E', 1 | 2) => "EEE",
+            (b'E', _) => "EEEE",
+            _ => run,
+        };
+        changed |= token != run;
+        out.push_str(token);
+        at += n;
+    }
+    changed.then_some(out)
 }
 
 /// The weekday (0 = Sunday ..= 6 = Saturday) of a day count since
