@@ -7,18 +7,20 @@
 //! record can never supply a function.
 
 use std::io::Write as _;
-use std::path::Path;
 
-use xpr::{CheckReport, Severity, Value};
+use xpr::{CheckReport, Severity};
 
-use super::input::{self, Problem};
-use super::json_in::{self, Conv, JsonError};
-use super::{CheckArgs, Exit, InputFormat};
+use super::sample;
+use super::{CheckArgs, Exit};
 
 /// Runs `xpr check`: the library's [`xpr::CheckReport`], as text or JSON.
 /// Its validity alone decides the exit status (and `valid`).
 pub fn check(args: &CheckArgs) -> Result<(), Exit> {
     let engine = args.guard.apply(args.limits.engine());
+    let samples = match &args.sample {
+        Some(path) => sample::sample_records(path, args.limits.value_depth())?,
+        None => Vec::new(),
+    };
     let known = match (&args.fields, &args.sample) {
         (Some(fields), _) => Some(
             fields
@@ -26,10 +28,23 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
                 .map(|f| f.trim().to_string())
                 .collect::<Vec<_>>(),
         ),
-        (None, Some(path)) => Some(sample_fields(path, args.limits.value_depth())?),
+        (None, Some(_)) => Some(sample::fields(&samples)),
         (None, None) => None,
     };
     let mut report = engine.check(&args.expr, known.as_deref(), args.guard.expect);
+    if !samples.is_empty()
+        && report.errors.is_empty()
+        && let Ok(program) = engine.compile(&args.expr)
+    {
+        let paths: Vec<Vec<String>> = program
+            .read_paths()
+            .iter()
+            .map(|p| p.iter().map(|k| k.to_string()).collect())
+            .collect();
+        report
+            .warnings
+            .extend(sample::path_warnings(&paths, &samples, &args.expr));
+    }
     if args.deny_warnings {
         report.deny_warnings();
     }
@@ -101,81 +116,4 @@ fn print(bytes: &[u8]) -> Result<(), Exit> {
         .write_all(bytes)
         .and_then(|()| stdout.flush())
         .map_err(Exit::from_stdout)
-}
-
-/// The top-level field names of the first record of `path` (NDJSON, or a
-/// JSON array of records).
-fn sample_fields(path: &Path, depth: u32) -> Result<Vec<String>, Exit> {
-    let first = first_record(path, InputFormat::Ndjson)?;
-    let mut conv = Conv::new(false, depth);
-    let value = match json_in::parse_value(&first, &mut conv) {
-        Ok(v) => v,
-        Err(_) if first.starts_with('[') => {
-            let element = first_record(path, InputFormat::Json)?;
-            json_in::parse_value(&element, &mut conv).map_err(|e| sample_error(path, &e))?
-        }
-        Err(e) => return Err(sample_error(path, &e)),
-    };
-    let object = match &value {
-        Value::Array(a) => a.items().first().and_then(Value::as_object).cloned(),
-        Value::Object(o) => Some(o.clone()),
-        _ => None,
-    };
-    match object {
-        Some(o) => Ok(o.map().keys().map(|k| k.to_string()).collect()),
-        None => Err(Exit::usage(format_args!(
-            "{}: the first record is not a JSON object",
-            path.display()
-        ))),
-    }
-}
-
-fn sample_error(path: &Path, e: &JsonError) -> Exit {
-    if e.is_data() {
-        return Exit::usage(format_args!(
-            "{}: the first record: {}",
-            path.display(),
-            e.message()
-        ));
-    }
-    Exit::usage(format_args!(
-        "{}: invalid JSON in the first record: {}",
-        path.display(),
-        e.message()
-    ))
-}
-
-/// The longest first record `--sample` reads.
-const SAMPLE_BYTES: usize = 64 << 20;
-
-fn first_record(path: &Path, format: InputFormat) -> Result<String, Exit> {
-    let inputs = input::open(std::slice::from_ref(&path.to_path_buf()))?;
-    let mut first: Option<Result<String, String>> = None;
-    input::read_all(
-        inputs,
-        format,
-        SAMPLE_BYTES,
-        &input::ChunkPool::default(),
-        &mut |chunk| {
-            if let Some(r) = chunk.records.first() {
-                first = Some(match &r.problem {
-                    None => String::from_utf8(chunk.bytes(r).to_vec())
-                        .map_err(|_| "invalid UTF-8".to_string()),
-                    Some(Problem::TooLong | Problem::Unended) => Err(format!(
-                        "the first record is longer than {SAMPLE_BYTES} bytes"
-                    )),
-                    Some(Problem::Broken(m)) => Err(m.clone()),
-                });
-            }
-            false
-        },
-    );
-    match first {
-        Some(Ok(bytes)) => Ok(bytes),
-        Some(Err(m)) => Err(Exit::usage(format_args!("{}: {m}", path.display()))),
-        None => Err(Exit::usage(format_args!(
-            "{}: no record to take fields from",
-            path.display()
-        ))),
-    }
 }

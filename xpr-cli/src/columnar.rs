@@ -239,7 +239,8 @@ struct Writer {
     /// The note that further errors are only counted was printed.
     noted: bool,
     started: Instant,
-    quiet: bool,
+    /// `-q` (1): no per-row warnings; `-qq` (2): no summary line either.
+    quiet: u8,
 }
 
 fn arrow_exit(e: impl std::fmt::Display) -> Exit {
@@ -252,12 +253,12 @@ impl Writer {
         self.outputs += o.outputs;
         self.errors += o.errors;
         for text in &o.reported {
-            if self.shown < SHOWN_ERRORS {
+            if self.shown < SHOWN_ERRORS && self.quiet == 0 {
                 eprint!("{text}");
                 self.shown += 1;
             }
         }
-        if !self.noted && self.errors > self.shown as u64 {
+        if !self.noted && self.errors > self.shown as u64 && self.quiet == 0 {
             self.noted = true;
             eprintln!("warning: further row errors are counted, not shown");
         }
@@ -361,7 +362,7 @@ impl Writer {
             self.write_batch(RecordBatch::new_empty(empty), false)?;
         }
         self.flush()?;
-        if !self.quiet {
+        if self.quiet < 2 {
             let plural =
                 |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
             eprintln!(

@@ -28,6 +28,7 @@ mod json_deep;
 mod json_in;
 mod json_out;
 mod run;
+mod sample;
 mod source;
 
 use std::io::Write as _;
@@ -288,9 +289,10 @@ pub struct RunArgs {
     /// Longest record accepted, in bytes; a longer one is an input error.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
-    /// No progress bar and no summary line.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    /// `-q`: no progress bar and no per-record warnings (the summary line
+    /// still counts the errors); `-qq`: no summary line either.
+    #[arg(long, short = 'q', action = clap::ArgAction::Count)]
+    pub quiet: u8,
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
@@ -347,7 +349,7 @@ pub struct CheckArgs {
         conflicts_with = "sample"
     )]
     pub fields: Option<Vec<String>>,
-    /// Take the known fields from the first record of FILE (NDJSON or JSON).
+    /// Take the known fields from the first 100 records of FILE (NDJSON or JSON), nested fields (`a.b`) included.
     #[arg(long, value_name = "FILE")]
     pub sample: Option<PathBuf>,
     /// Exit with status 1 when there are warnings (unknown fields, other languages' names and methods, likely mistakes).

@@ -583,7 +583,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         big_ints: 0,
         shown: 0,
         noted: false,
-        progress: progress_bar(args.quiet),
+        progress: progress_bar(args.quiet > 0),
         started,
         quiet: args.quiet,
         audit: log.zip(hash),

@@ -11,6 +11,7 @@ use std::time::Duration;
 use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
 
 use crate::lint::Lint;
+use crate::nulls::NullSites;
 use xpr_vm::{
     Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError, HostFunction,
     Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
@@ -373,6 +374,7 @@ impl Engine {
         let program = xpr_compiler::compile(&ast, &env)?;
         Ok(Program {
             program,
+            nulls: NullSites::new(source, &ast),
             result_type: expect::static_type(&ast),
             expected: None,
             check_result: false,
@@ -454,7 +456,7 @@ impl Engine {
     /// be raised when the part is reached (a method the receiver's type,
     /// known from the source, does not have: `"abc".toUpperCase()`), and
     /// warnings about likely mistakes that evaluate without an error
-    /// (`s.lower` for `s.lower()`; `YYYY` in a date format). Each names
+    /// (`s.lower` for `s.lower()`; `mm` for the month in a date format). Each names
     /// XPR's spelling in its hint. The program still compiles and runs as
     /// the spec says: these are for `xpr check` and tools that repair
     /// expressions.
@@ -520,6 +522,9 @@ pub struct Program {
     check_result: bool,
     /// The whole expression, where a result of the wrong type is reported.
     root: Span,
+    /// The binary operators of the source, to name a null operand in a
+    /// type error's hint.
+    nulls: NullSites,
     /// The engine's limits when it compiled the program ([`Program::limits`]).
     limits: Arc<Limits>,
     /// The engine's settings, built once: a run without overrides passes
@@ -628,6 +633,7 @@ impl Program {
             (true, Some(want), Ok(v)) if ValueType::of(&v) != want => {
                 Err(expect::mismatch(want, ValueType::of(&v), self.root, false))
             }
+            (_, _, Err(e)) => Err(self.nulls.name_operand(e)),
             (_, _, result) => result,
         }
     }

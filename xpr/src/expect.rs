@@ -281,7 +281,9 @@ fn function_type(name: &str) -> Option<ValueType> {
         | "matches" => T::Boolean,
         "round" | "floor" | "ceil" | "abs" | "min" | "max" | "sqrt" | "log" | "pow" | "random"
         | "sign" | "trunc" | "int" | "float" | "now" | "parseDate" | "year" | "month" | "day"
-        | "hour" | "minute" | "second" | "millisecond" | "dateAdd" | "dateDiff" => T::Number,
+        | "hour" | "minute" | "second" | "millisecond" | "dayOfWeek" | "dateAdd" | "dateDiff" => {
+            T::Number
+        }
         "type" | "string" | "formatDate" | "replacePattern" => T::String,
         "range" | "matchAll" => T::Array,
         "fromEntries" => T::Object,
@@ -346,6 +348,7 @@ pub(crate) mod tests {
         "minute(0)",
         "second(0)",
         "millisecond(0)",
+        "dayOfWeek(0)",
         "dateAdd(0, 1, \"days\")",
         "dateDiff(0, 1000, \"seconds\")",
         "type(1)",

@@ -48,6 +48,7 @@ mod diagnostic;
 mod engine;
 mod expect;
 mod lint;
+mod nulls;
 
 pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
 pub use check::{CheckReport, Warning};

@@ -1,9 +1,10 @@
 //! Static findings about an expression that parses: what is certain to
 //! fail when reached (a method the receiver's type does not have, where
-//! that type is known from the source: `"abc".toUpperCase()`), and likely
-//! mistakes that evaluate without an error, each a habit of another
-//! language: `origin.lower` reads a property where `origin.lower()` was
-//! meant; `formatDate(t, "YYYY-MM-DD")` copies `YYYY` as text; SQL's
+//! that type is known from the source: `"abc".toUpperCase()`; a constant
+//! date format with letters that are no token, `formatDate(t,
+//! "YYYY-MM-DD")`), and likely mistakes that evaluate without an error,
+//! each a habit of another language: `origin.lower` reads a property where
+//! `origin.lower()` was meant; `yyyy-mm-dd` has minutes for a month; SQL's
 //! `first || ' ' || last` is a logical or; Python's `type(x) == int` is
 //! never true; JavaScript's `xs.map((x, i) => ...)` gets no index. Each
 //! carries a hint naming XPR's spelling (the table of `xpr_vm::foreign`
@@ -30,8 +31,9 @@ pub struct Lint {
     pub severity: Severity,
     /// What was found: `method_of_type` (an error: a method the receiver's
     /// known type lacks), `method_as_property` (a built-in method read as a
-    /// property, without a call), `date_format` (another convention's date
-    /// tokens in a constant format), `dead_operand` (the right operand of
+    /// property, without a call), `date_format` (an error: a constant
+    /// format with letters that are no token, as `YYYY`; a warning: `mm`,
+    /// minutes, in a format without hours), `dead_operand` (the right operand of
     /// `||` after a truthy literal, as SQL's `'a' || 'b'` concatenation),
     /// `type_name` (`type(x) == int`: `type` returns a string),
     /// `callback_arity` (`xs.map((x, i) => ...)`: callbacks get the element
@@ -108,9 +110,8 @@ fn function_result(f: &str) -> Ty {
         "string" | "type" | "formatDate" | "replacePattern" => Some("string"),
         "int" | "float" | "round" | "floor" | "ceil" | "abs" | "trunc" | "sign" | "sqrt"
         | "log" | "pow" | "random" | "now" | "parseDate" | "year" | "month" | "day" | "hour"
-        | "minute" | "second" | "millisecond" | "dateAdd" | "dateDiff" | "min" | "max" => {
-            Some("number")
-        }
+        | "minute" | "second" | "millisecond" | "dayOfWeek" | "dateAdd" | "dateDiff" | "min"
+        | "max" => Some("number"),
         "bool" | "isNumber" | "isString" | "isArray" | "isNull" | "isObject" | "isRegex"
         | "matches" => Some("boolean"),
         "range" | "matchAll" => Some("array"),
@@ -391,18 +392,23 @@ impl Linter {
                 if matches!(f.as_str(), "formatDate" | "parseDate")
                     && let Some(Element::Expr(fmt)) = args.get(1)
                     && let ExprKind::String(text) = &fmt.kind
-                    && let Some(hint) = foreign::date_format_hint(text)
                 {
-                    let e = Error::new(
-                        xpr_vm::ErrorKind::Date,
-                        format!(
-                            "{f} format \"{}\" has letters XPR copies as text",
-                            short(text)
-                        ),
-                    )
-                    .with_hint(hint)
-                    .at(span(fmt.span));
-                    self.push(Severity::Warning, "date_format", f, e);
+                    if let Err(e) = stdlib::date::check_format(text) {
+                        // Raised whenever the call is reached.
+                        self.push(Severity::Error, "date_format", f, e.at(span(fmt.span)));
+                    } else if let Some(hint) = foreign::date_format_hint(text) {
+                        // Valid tokens, likely meant otherwise: `yyyy-mm-dd`.
+                        let e = Error::new(
+                            xpr_vm::ErrorKind::Date,
+                            format!(
+                                "{f} format \"{}\" has `mm` (minutes) where a month is likely meant",
+                                short(text)
+                            ),
+                        )
+                        .with_hint(hint)
+                        .at(span(fmt.span));
+                        self.push(Severity::Warning, "date_format", f, e);
+                    }
                 }
                 stdlib::function_id(f).and_then(|_| function_result(f))
             }

@@ -23,7 +23,8 @@ pub(super) struct Writer<'a> {
     pub(super) noted: bool,
     pub(super) progress: Option<indicatif::ProgressBar>,
     pub(super) started: Instant,
-    pub(super) quiet: bool,
+    /// `-q` (1): no per-record warnings; `-qq` (2): no summary line either.
+    pub(super) quiet: u8,
     /// `--audit`: the log, the expression's hash, and the totals of the
     /// summary line.
     pub(super) audit: Option<(AuditLog, String)>,
@@ -49,13 +50,13 @@ impl Writer<'_> {
             p.inc(o.records);
         }
         for located in &o.reported {
-            if self.shown < SHOWN_ERRORS {
+            if self.shown < SHOWN_ERRORS && self.quiet == 0 {
                 let text = self.describe("warning", located);
                 self.eprint(&text);
                 self.shown += 1;
             }
         }
-        if !self.noted && self.errors > self.shown as u64 {
+        if !self.noted && self.errors > self.shown as u64 && self.quiet == 0 {
             self.noted = true;
             self.eprint("warning: further record errors are counted, not shown\n");
         }
@@ -154,9 +155,9 @@ impl Writer<'_> {
         }
     }
 
-    /// The summary line (empty with `-q`).
+    /// The summary line (empty with `-qq`).
     pub(super) fn summary(&self) -> String {
-        if self.quiet {
+        if self.quiet >= 2 {
             return String::new();
         }
         let plural =

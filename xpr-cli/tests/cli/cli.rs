@@ -397,6 +397,83 @@ fn check_warns_about_unknown_fields() {
 }
 
 #[test]
+fn check_sample_checks_nested_paths() {
+    // A nested name no sample record has: the nearest one they have.
+    let o = run(&[
+        "check",
+        "shipping.adress.city == \"Berlin\" && customer.name != null",
+        "--sample",
+        &orders(),
+        "--json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: Json = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(1), "{v}");
+    let w = &v["warnings"][0];
+    assert_eq!(w["kind"], "unknown_field");
+    assert_eq!(w["name"], "shipping.adress");
+    assert_eq!(w["suggestion"], "shipping.address");
+    assert_eq!(w["position"], 0);
+    assert_eq!(
+        w["message"],
+        "'shipping.adress' is not a field of the sample records (did you mean 'shipping.address'?)"
+    );
+    // As text, on stderr; denied, an error.
+    let quake = temp_file(
+        "quakes.ndjson",
+        b"{\"properties\": {\"mag\": 4.5, \"felt\": null, \"place\": null}}\n\
+          {\"properties\": {\"mag\": 5, \"place\": {\"name\": \"Lima\"}}, \"id\": \"b\"}\n",
+    );
+    let o = run(&["check", "properties.magg > 4", "--sample", &quake]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        stderr(&o),
+        "warning: 'properties.magg' is not a field of the sample records \
+         (did you mean 'properties.mag'?)\n"
+    );
+    let o = run(&[
+        "check",
+        "properties.magg > 4",
+        "--sample",
+        &quake,
+        "--deny-warnings",
+    ]);
+    assert_eq!(code(&o), 1);
+    // Every sample record counts: `id` and `place.name` are only in the
+    // second; a value that is null in one record and an object in another
+    // is judged by the object; no warning for any of these.
+    for ok in [
+        "id + properties.place.name",
+        "properties?.place?.name ?? properties.felt",
+        "properties.mag > 4",
+    ] {
+        let o = run(&["check", ok, "--sample", &quake, "--deny-warnings"]);
+        assert_eq!((code(&o), stderr(&o).as_str()), (0, ""), "{ok}");
+    }
+    // A deeper miss is named at its own depth; through a value no sample
+    // holds as an object (a number, a null), nothing is judged.
+    let o = run(&["check", "properties.place.nmae", "--sample", &quake]);
+    assert_stderr_has(
+        &o,
+        "'properties.place.nmae' is not a field of the sample records (did you mean 'properties.place.name'?)",
+    );
+    let o = run(&[
+        "check",
+        "properties.mag.value + properties.felt.count",
+        "--sample",
+        &quake,
+        "--deny-warnings",
+    ]);
+    assert_eq!((code(&o), stderr(&o).as_str()), (0, ""));
+    // No near name: the warning alone.
+    let o = run(&["check", "properties.zzzzzz", "--sample", &quake]);
+    assert_eq!(
+        stderr(&o),
+        "warning: 'properties.zzzzzz' is not a field of the sample records\n"
+    );
+}
+
+#[test]
 fn disasm_prints_the_listing() {
     let o = run(&["disasm", "price * qty > 100"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));

@@ -537,7 +537,6 @@ fn the_depth_limit_is_the_flag_s_above_and_below_serde_json_s() {
                 "a != null",
                 "--on-error",
                 "null",
-                "-q",
                 "--max-value-depth",
                 &flag,
             ],

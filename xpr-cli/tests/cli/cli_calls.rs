@@ -68,7 +68,7 @@ fn run_warns_once_before_the_records_and_fails_only_where_the_call_is_reached() 
         "{err}"
     );
     // Never reached: every record is answered, the warning still given.
-    let o = run_with(&["run", "a > 5 && bonus(c)", "-q"], RECORDS);
+    let o = run_with(&["run", "a > 5 && bonus(c)", "-qq"], RECORDS);
     assert_eq!(code(&o), 0);
     assert_eq!(stdout(&o), "false\nfalse\nfalse\n");
     assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
@@ -83,7 +83,7 @@ fn a_record_field_named_like_a_called_function_leaves_the_call_alone() {
         &[
             "run",
             "type(payload) == \"object\" ? type : type(payload)",
-            "-q",
+            "-qq",
         ],
         input,
     );

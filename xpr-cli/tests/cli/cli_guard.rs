@@ -213,15 +213,7 @@ fn expect_is_checked_before_the_first_record_when_the_form_shows_the_type() {
     assert_eq!(stdout(&o), "{\"total\":600,\"coupon\":\"A\"}\n");
     // Known only from the data: each result, handled by --on-error.
     let o = run_with(
-        &[
-            "run",
-            "coupon",
-            "--expect",
-            "string",
-            "--on-error",
-            "null",
-            "-q",
-        ],
+        &["run", "coupon", "--expect", "string", "--on-error", "null"],
         records,
     );
     assert_eq!(stdout(&o), "\"A\"\nnull\n");

@@ -138,12 +138,24 @@ fn likely_mistakes_that_evaluate_are_warned_about() {
     let (_, doc) = check_json("code.upper == 'X'");
     assert_eq!(doc["warnings"][0]["kind"], "method_as_property");
     assert_eq!(doc["warnings"][0]["hint"], "call it: `.upper()`");
-    let (_, doc) = check_json("parseDate(d, '%d.%m.%Y')");
-    assert_eq!(doc["warnings"][0]["kind"], "date_format");
+    // Letters that are no token: an error at the format, as the call
+    // would raise it (issue 18).
+    let (code, doc) = check_json("parseDate(d, '%d.%m.%Y')");
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(doc["error"]["kind"], "date");
+    assert_eq!(doc["error"]["position"], 13);
     assert!(
-        doc["warnings"][0]["hint"]
+        doc["error"]["hint"]
             .as_str()
-            .is_some_and(|h| h.contains("\"dd.MM.yyyy\""))
+            .is_some_and(|h| h.starts_with("write \"dd.MM.yyyy\"")),
+        "{doc}"
+    );
+    let (code, doc) = check_json("formatDate(t, 'YYYY-MM-DD') + formatDate(t, 'EEEE')");
+    assert_eq!(code, 1, "{doc}");
+    assert_eq!(
+        doc["error"]["message"],
+        "invalid date format \"YYYY-MM-DD\": YYYY is not a date token (write \"yyyy-MM-dd\": \
+         XPR's tokens are yyyy MM dd HH mm ss SSS EEE EEEE; a lone T or Z is copied, other letters are not allowed)"
     );
     for (expr, kind, hint) in [
         ("first || ' ' || last", "dead_operand", "`+`"),

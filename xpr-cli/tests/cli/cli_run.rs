@@ -160,6 +160,42 @@ fn run_many_errors_are_counted_not_all_shown() {
 }
 
 #[test]
+fn run_quiet_drops_record_warnings_and_keeps_the_summary() {
+    // Every other record fails: 50 errors, 20 of which are shown by default.
+    let input: String = (0..100)
+        .map(|i| format!("{{\"a\": {}}}\n", if i % 2 == 0 { "1" } else { "null" }))
+        .collect();
+    for jobs in ["1", "2"] {
+        let args = ["run", "a > 0", "--on-error", "null", "--jobs", jobs];
+        let loud = run_with(&args, input.as_bytes());
+        assert!(stderr(&loud).contains("warning: <stdin>:2: Type error"));
+        // -q: only the summary line, which counts the errors.
+        let quiet = run_with(&[&args[..], &["-q"]].concat(), input.as_bytes());
+        assert_eq!(code(&quiet), 0, "{}", stderr(&quiet));
+        assert_eq!(stdout(&quiet), stdout(&loud));
+        let err = stderr(&quiet);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("xpr: 100 records in, 100 out, 50 errors, "),
+            "{err}"
+        );
+        // -qq (or --quiet twice): nothing at all.
+        for qq in [&["-qq"][..], &["--quiet", "--quiet"]] {
+            let silent = run_with(&[&args[..], qq].concat(), input.as_bytes());
+            assert_eq!(stderr(&silent), "");
+            assert_eq!(stdout(&silent), stdout(&loud));
+        }
+    }
+    // An error that stops the run is shown whatever -q says.
+    let o = run_with(&["run", "a > 0", "-qq"], input.as_bytes());
+    assert_eq!(code(&o), 1);
+    assert_stderr_has(
+        &o,
+        "error: <stdin>:2: Type error: cannot compare null and number",
+    );
+}
+
+#[test]
 fn run_jobs_keep_input_order() {
     // Enough records for many chunks.
     let input: String = (0..30_000)
@@ -320,7 +356,7 @@ fn run_bad_input_behaves_like_a_unix_tool() {
     let o = run(&["run", "x", &bad, "--on-error", "skip"]);
     assert_eq!(stdout(&o), "1\n3\n");
     // Several files in a row, each with its own line numbers.
-    let o = run(&["run", "x", &bad, &bad, "--on-error", "skip", "-q"]);
+    let o = run(&["run", "x", &bad, &bad, "--on-error", "skip"]);
     assert_eq!(stdout(&o), "1\n3\n1\n3\n");
     assert_eq!(stderr(&o).matches("bad.ndjson:2: invalid UTF-8").count(), 2);
     // An over-long record is an error for that record only.

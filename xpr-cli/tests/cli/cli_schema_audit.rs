@@ -213,7 +213,6 @@ fn run_filter_checks_the_predicate_result() {
         &schema,
         "--on-error",
         "skip",
-        "-q",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let kept = lines(&o).len();

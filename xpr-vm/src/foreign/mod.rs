@@ -23,7 +23,10 @@
 mod operations;
 mod table;
 
-pub use operations::{arity_hint, date_format_hint, operand_hint};
+pub use operations::{
+    NULL_ARGUMENT, NULL_NEGATED, NullOperands, arity_hint, date_format_fix, date_format_hint,
+    null_operands, operand_hint,
+};
 pub use table::TABLE;
 
 use crate::stdlib;

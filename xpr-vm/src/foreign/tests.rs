@@ -1,6 +1,8 @@
 //! The table's lookups.
 
-use super::operations::{CALL_IT, CONVERT, NULL_OPERAND, REPEAT};
+use super::operations::{
+    CALL_IT, CONVERT, NULL_BOTH, NULL_LEFT, NULL_RIGHT, NULL_RIGHT_TEXT, REPEAT,
+};
 use super::*;
 
 #[test]
@@ -107,14 +109,41 @@ fn methods_of_other_languages() {
 fn date_tokens_of_other_conventions() {
     assert_eq!(
         date_format_hint("DD.MM.YYYY").as_deref(),
-        Some(
-            "XPR's date tokens are `yyyy MM dd HH mm ss SSS` and other letters are copied as text: write \"dd.MM.yyyy\""
-        )
+        Some("XPR's date tokens are `yyyy MM dd HH mm ss SSS EEE EEEE`: write \"dd.MM.yyyy\"")
     );
+    // XPR's own tokens are kept; single letters, moment's weekday names,
+    // two-digit years and the twelve-hour clock are rewritten.
+    assert_eq!(date_format_fix("yyyy-MM-dd EEE"), None);
+    assert_eq!(
+        date_format_fix("d/M/yy h:mm dddd ddd").as_deref(),
+        Some("dd/MM/yyyy HH:mm EEEE EEE")
+    );
+    assert_eq!(
+        date_format_fix("%a %A %y").as_deref(),
+        Some("EEE EEEE yyyy")
+    );
+    assert_eq!(date_format_fix(&"Y".repeat(201)), None);
     assert!(date_format_hint("%d/%m/%Y %H:%M").is_some_and(|h| h.contains("\"dd/MM/yyyy HH:mm\"")));
     assert_eq!(date_format_hint("yyyy-MM-dd HH:mm"), None);
     assert!(date_format_hint("yyyy-mm-dd").is_some_and(|h| h.contains("\"yyyy-MM-dd\"")));
     assert_eq!(date_format_hint("HH:mm"), None);
+}
+
+#[test]
+fn null_hints_read_back_which_operand_was_null() {
+    let left = null_operands(operand_hint(">", "null", "number").unwrap_or(""));
+    assert_eq!(
+        left.map(|n| (n.left, n.right, n.default)),
+        Some((true, false, "0"))
+    );
+    let right = null_operands(operand_hint("<", "string", "null").unwrap_or(""));
+    assert_eq!(
+        right.map(|n| (n.left, n.right, n.default)),
+        Some((false, true, "\"\""))
+    );
+    let both = null_operands(operand_hint("%", "null", "null").unwrap_or(""));
+    assert_eq!(both.map(|n| (n.left, n.right)), Some((true, true)));
+    assert_eq!(null_operands(CONVERT), None);
 }
 
 #[test]
@@ -131,6 +160,9 @@ fn arities_and_operands_of_other_languages() {
         operand_hint("+", "array", "number"),
         Some("XPR adds an element with `[...xs, x]`")
     );
-    assert_eq!(operand_hint("<", "null", "number"), Some(NULL_OPERAND));
+    assert_eq!(operand_hint("<", "null", "number"), Some(NULL_LEFT));
+    assert_eq!(operand_hint("*", "number", "null"), Some(NULL_RIGHT));
+    assert_eq!(operand_hint("-", "null", "null"), Some(NULL_BOTH));
+    assert_eq!(operand_hint("+", "string", "null"), Some(NULL_RIGHT_TEXT));
     assert_eq!(operand_hint("-", "regex", "regex"), None);
 }

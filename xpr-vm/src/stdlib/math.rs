@@ -118,10 +118,14 @@ pub fn constant(name: &str) -> Option<f64> {
 
 /// The number argument of built-in `name`, or `Type error: NAME expects
 /// number, got T` (the reference runtimes' words, then the
-/// type).
+/// type; for null, a hint to give it a default).
 pub(crate) fn number_arg(name: &str, v: &Value) -> Result<f64, Error> {
     v.as_number().ok_or_else(|| {
-        Error::type_error(format_args!("{name} expects number, got {}", v.type_name()))
+        let e = Error::type_error(format_args!("{name} expects number, got {}", v.type_name()));
+        match v {
+            Value::Null => e.with_hint(crate::foreign::NULL_ARGUMENT),
+            _ => e,
+        }
     })
 }
 
@@ -434,10 +438,16 @@ mod tests {
             ] {
                 let e = err(name, std::slice::from_ref(&bad));
                 assert_eq!(e.kind(), ErrorKind::Type);
-                assert_eq!(
-                    e.message(),
-                    format!("Type error: {name} expects number, got {}", bad.type_name())
-                );
+                let words = format!("Type error: {name} expects number, got {}", bad.type_name());
+                match e.hint() {
+                    // A null argument: how to give it a default.
+                    Some(h) => {
+                        assert!(matches!(bad, Value::Null), "{e}");
+                        assert_eq!(h, crate::foreign::NULL_ARGUMENT);
+                        assert_eq!(e.message(), format!("{words} ({h})"));
+                    }
+                    None => assert_eq!(e.message(), words),
+                }
             }
         }
     }

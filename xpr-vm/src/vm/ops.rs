@@ -201,10 +201,20 @@ pub fn compare(symbol: &str, a: &Value, b: &Value) -> Result<std::cmp::Ordering,
 pub fn neg(v: &Value) -> Result<Value, Error> {
     match v {
         Value::Number(n) => Ok(Value::Number(-n)),
-        _ => Err(Error::type_error(format_args!(
-            "unary minus requires number, got {}",
-            v.type_name()
-        ))),
+        _ => Err(neg_error(v)),
+    }
+}
+
+/// The error of [`neg`], with a hint for a null operand.
+#[cold]
+fn neg_error(v: &Value) -> Error {
+    let e = Error::type_error(format_args!(
+        "unary minus requires number, got {}",
+        v.type_name()
+    ));
+    match v {
+        Value::Null => e.with_hint(crate::foreign::NULL_NEGATED),
+        _ => e,
     }
 }
 
@@ -372,6 +382,7 @@ mod tests {
                 format!("Type error: unary minus requires number, got {name}")
             );
         }
+        assert!(neg(&Value::Null).is_err_and(|e| e.hint() == Some(crate::foreign::NULL_NEGATED)));
         // `!` never fails; `==` between kinds is false.
         assert_eq!(
             apply(Op::Not, &regex(), &Value::Null).unwrap(),

@@ -1,7 +1,8 @@
 //! The date built-ins (`now`, `parseDate`, `formatDate`, the field
 //! extractors, `dateAdd`, `dateDiff`) and the checks of their arguments.
 
-use super::calendar::{Civil, Unit, add, diff, out_of_range, unit_parts};
+use super::calendar::{Civil, Unit, add, days_from_civil, diff, out_of_range, unit_parts};
+use super::tokens::{check as check_format, weekday};
 use super::{
     MAX_EPOCH_MS, MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND, format_ms, formatted_len,
     parse_iso, parse_with_format,
@@ -109,6 +110,7 @@ pub(super) fn fn_format_date(rt: &mut dyn Runtime, args: &[Value]) -> Result<Val
     )?;
     rt.fuel(format_fuel(format))?;
     let ms = clip(date)?;
+    check_format(format)?;
     let len = formatted_len(ms, format) as u64;
     rt.fuel(len / crate::format::BYTES_PER_FUEL)?;
     rt.alloc(len)?;
@@ -152,6 +154,14 @@ pub(super) fn fn_minute(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, E
 
 pub(super) fn fn_second(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
     field(rt, "second", args, Civil::second)
+}
+
+/// `dayOfWeek(date)`: 0 = Sunday ..= 6 = Saturday, UTC, as JavaScript's
+/// `getUTCDay()`.
+pub(super) fn fn_day_of_week(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {
+    field(rt, "dayOfWeek", args, |c| {
+        weekday(days_from_civil(c.year, c.month, c.day)) as i64
+    })
 }
 
 pub(super) fn fn_millisecond(rt: &mut dyn Runtime, args: &[Value]) -> Result<Value, Error> {

@@ -22,6 +22,11 @@
 //! followed by ours (`, got null`). The built-ins and these checks are in
 //! the submodule `builtins`; this module registers them.
 //!
+//! Custom formats hold no ASCII letters but the tokens `yyyy MM dd HH mm
+//! ss SSS`, the English weekday names `EEE` (`Mon`) and `EEEE` (`Monday`),
+//! and a lone `T` or `Z` ([`check_format`]); `dayOfWeek` numbers the days
+//! as JavaScript's `getUTCDay` does, 0 = Sunday.
+//!
 //! # Fuel
 //! Every function costs 1 fuel; `parseDate` also `bytes / 16` of its text,
 //! and a custom format (`parseDate`'s second argument, `formatDate`'s) one
@@ -31,8 +36,8 @@
 //! memory, then builds the string.
 
 use self::builtins::{
-    fn_date_add, fn_date_diff, fn_day, fn_format_date, fn_hour, fn_millisecond, fn_minute,
-    fn_month, fn_now, fn_parse_date, fn_second, fn_year,
+    fn_date_add, fn_date_diff, fn_day, fn_day_of_week, fn_format_date, fn_hour, fn_millisecond,
+    fn_minute, fn_month, fn_now, fn_parse_date, fn_second, fn_year,
 };
 use super::FunctionDef;
 use crate::function::Arity;
@@ -50,6 +55,18 @@ mod tokens;
 pub use calendar::{Civil, civil_from_days, days_from_civil};
 pub use format::{format_ms, formatted_len};
 pub use parse::{parse_iso, parse_with_format};
+
+/// Checks a custom format (`formatDate`'s, `parseDate`'s second argument)
+/// as both functions do before reading it: every ASCII letter is part of
+/// a token (`yyyy MM dd HH mm ss SSS EEE EEEE`) or a lone `T` / `Z`.
+///
+/// # Errors
+/// `invalid date format "YYYY-MM-DD": YYYY is not a date token` (kind
+/// [`crate::ErrorKind::Date`]) with a hint: the format in XPR's tokens when
+/// another convention's are recognised (`write "yyyy-MM-dd"`).
+pub fn check_format(format: &str) -> Result<(), crate::Error> {
+    tokens::check(format)
+}
 
 /// The largest date magnitude, in epoch milliseconds (JavaScript's
 /// `Date` range: 100,000,000 days either side of the epoch).
@@ -81,7 +98,7 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         arity: Arity::Exact(2),
         call: fn_format_date,
         sig: "(date, format) -> string",
-        doc: "date as text; format tokens yyyy MM dd HH mm ss SSS",
+        doc: "date as text; format tokens yyyy MM dd HH mm ss SSS EEE EEEE",
     },
     FunctionDef {
         name: "year",
@@ -103,6 +120,13 @@ pub(crate) const FUNCTIONS: &[FunctionDef] = &[
         call: fn_day,
         sig: "(date) -> number",
         doc: "day of the month, 1-31",
+    },
+    FunctionDef {
+        name: "dayOfWeek",
+        arity: Arity::Exact(1),
+        call: fn_day_of_week,
+        sig: "(date) -> number",
+        doc: "day of the week, 0 (Sunday) to 6 (Saturday)",
     },
     FunctionDef {
         name: "hour",

@@ -7,7 +7,7 @@
 //! JavaScript rejects: leap seconds, `+25:00` offsets, `20240105`).
 
 use super::calendar::{days_from_civil, days_in_month, in_range};
-use super::tokens::{Item, Token, items};
+use super::tokens::{Item, Token, WEEKDAYS, items, weekday};
 use super::{MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND};
 use crate::error::{Error, ErrorKind};
 
@@ -223,21 +223,47 @@ fn iso_fields(year: i64, b: &[u8]) -> Option<IsoFields> {
 /// reads exactly its width in ASCII digits (`yyyy` 4, `SSS` 3, others 2;
 /// `yyyy` also a sign and six digits, as `formatDate` writes years outside
 /// 0000..=9999), every other format character must appear as is, and the
-/// whole text must be consumed. Fields the format lacks default to
-/// 1970-01-01T00:00:00.000; a field out of its range (month 13, Feb 30,
-/// hour 24, ...) is invalid.
+/// whole text must be consumed. `EEE` / `EEEE` read an English weekday
+/// name (`Mon`, `Monday`, capitalised so), which must be the date's.
+/// Fields the format lacks default to 1970-01-01T00:00:00.000; a field
+/// out of its range (month 13, Feb 30, hour 24, ...) is invalid.
 ///
 /// # Errors
+/// `invalid date format "...": YYYY is not a date token` for a format
+/// with letters other than the tokens and a lone `T` / `Z`;
 /// `invalid date string: "..." does not match format "..."`
-/// ([`ErrorKind::Date`]); `..., Date out of range` beyond JavaScript's range.
+/// ([`ErrorKind::Date`]); `invalid date string: "...", Friday is named
+/// but the date is a Saturday`; `..., Date out of range` beyond JavaScript's range.
 pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
+    super::tokens::check(format)?;
     let shown: String = format.chars().take(40).collect();
     let bad = || invalid_date(text, &format!(" does not match format \"{shown}\""));
     let mut f = Fields::in_year(1970);
     let mut rest = text;
+    // The weekdays the text names (0 = Sunday), each checked against the date.
+    let mut named: Option<usize> = None;
     for item in items(format) {
         match item {
             Item::Literal(l) => rest = rest.strip_prefix(l).ok_or_else(bad)?,
+            Item::Token(t @ (Token::WeekdayShort | Token::WeekdayLong)) => {
+                let (day, len) = WEEKDAYS
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, name)| {
+                        let name = if t == Token::WeekdayLong {
+                            name
+                        } else {
+                            name.get(..3).unwrap_or(name)
+                        };
+                        rest.starts_with(name).then_some((i, name.len()))
+                    })
+                    .ok_or_else(bad)?;
+                if named.is_some_and(|d| d != day) {
+                    return Err(bad());
+                }
+                named = Some(day);
+                rest = rest.get(len..).unwrap_or("");
+            }
             Item::Token(Token::Year) => {
                 let (v, w) = year_prefix(rest.as_bytes()).ok_or_else(bad)?;
                 f.year = v;
@@ -254,7 +280,7 @@ pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
                     Token::Minute => f.minute = v,
                     Token::Second => f.second = v,
                     Token::Milli => f.milli = v,
-                    Token::Year => f.year = v,
+                    Token::Year | Token::WeekdayShort | Token::WeekdayLong => f.year = v,
                 }
             }
         }
@@ -262,5 +288,20 @@ pub fn parse_with_format(text: &str, format: &str) -> Result<i64, Error> {
     if !rest.is_empty() {
         return Err(bad());
     }
-    parsed(text, f.utc_ms().ok_or_else(bad)?)
+    let ms = f.utc_ms().ok_or_else(bad)?;
+    let actual = weekday(ms.div_euclid(i128::from(MS_PER_DAY)) as i64);
+    if let Some(day) = named
+        && actual != day
+    {
+        let name = |d: usize| WEEKDAYS.get(d).copied().unwrap_or("");
+        return Err(invalid_date(
+            text,
+            &format!(
+                ", {} is named but the date is a {}",
+                name(day),
+                name(actual)
+            ),
+        ));
+    }
+    parsed(text, ms)
 }

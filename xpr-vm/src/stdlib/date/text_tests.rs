@@ -203,7 +203,23 @@ fn parse_custom_formats() {
     assert_eq!(p("20240115", "yyyyMMdd"), 1_705_276_800_000.0);
     assert_eq!(p("12:30", "HH:mm"), 45_000_000.0);
     assert_eq!(p("1969", "yyyy"), -31_536_000_000.0);
-    assert_eq!(p("at 2024-01-15!", "at yyyy-MM-dd!"), 1_705_276_800_000.0);
+    assert_eq!(p("» 2024-01-15!", "» yyyy-MM-dd!"), 1_705_276_800_000.0);
+    // Weekday names, checked against the date.
+    assert_eq!(p("Mon 2024-01-15", "EEE yyyy-MM-dd"), 1_705_276_800_000.0);
+    assert_eq!(
+        p("Monday, 15.01.2024 Mon", "EEEE, dd.MM.yyyy EEE"),
+        1_705_276_800_000.0
+    );
+    says(
+        "parseDate",
+        &[s("Tue 2024-01-15"), s("EEE yyyy-MM-dd")],
+        "invalid date string: \"Tue 2024-01-15\", Tuesday is named but the date is a Monday",
+    );
+    mentions(
+        "parseDate",
+        &[s("Mon Tue"), s("EEE EEE")],
+        "does not match format",
+    );
     assert_eq!(p("2024-02-29", "yyyy-MM-dd"), 1_709_164_800_000.0);
     // `yyyy` also reads the expanded years `formatDate` writes.
     assert_eq!(p("+002024-01-15", "yyyy-MM-dd"), 1_705_276_800_000.0);
@@ -255,10 +271,10 @@ fn format_tokens() {
         "2024-06-15'T'10:30:45.123"
     );
     assert_eq!(
-        formatted(1_718_447_445_123.0, "dd/MM/yy M d yyyyy SSSS"),
-        "15/06/yy M d 2024y 123S"
+        formatted(1_718_447_445_123.0, "EEE EEEE yyyy-MM-ddTHH:mmZ"),
+        "Sat Saturday 2024-06-15T10:30Z"
     );
-    assert_eq!(formatted(1_718_447_445_123.0, "ÉtéHH😀"), "Été10😀");
+    assert_eq!(formatted(1_718_447_445_123.0, "ÉÉHH😀"), "ÉÉ10😀");
     assert_eq!(formatted(1_718_447_445_123.0, ""), "");
     assert_eq!(fmt(-1.0), "1969-12-31 23:59:59.999");
     // Outside 0000..=9999 the year is JavaScript's toISOString year.
@@ -345,21 +361,99 @@ fn formats_are_read_as_items_without_a_list() {
             Item::Token(Token::Day)
         ]
     );
-    // Literal text is one item up to the next token, lone token letters
-    // and non-ASCII characters included.
+    // ASCII letters are read in runs of one letter: a token, or a lone
+    // `T` / `Z` (literal); other text is one item up to the next letter,
+    // non-ASCII letters included.
     assert_eq!(
-        items("yyyyy M d Été SSSS"),
+        items("EEEE, ddTHH:mm É€ SSSZ"),
         [
-            Item::Token(Token::Year),
-            Item::Literal("y M d Été "),
+            Item::Token(Token::WeekdayLong),
+            Item::Literal(", "),
+            Item::Token(Token::Day),
+            Item::Literal("T"),
+            Item::Token(Token::Hour),
+            Item::Literal(":"),
+            Item::Token(Token::Minute),
+            Item::Literal(" É€ "),
             Item::Token(Token::Milli),
-            Item::Literal("S")
+            Item::Literal("Z"),
         ]
     );
-    assert_eq!(items("x".repeat(1000).as_str()).len(), 1);
+    assert_eq!(items("-".repeat(1000).as_str()).len(), 1);
     assert!(items("").is_empty());
-    assert_eq!(super::formatted_len(0, "yyyy-MM-dd Été"), 16);
+    assert_eq!(super::formatted_len(0, "yyyy-MM-dd É"), 13);
     assert_eq!(super::formatted_len(8.64e15 as i64, "yyyy"), 7);
+    // Weekday names have their own lengths: 1970-01-01 was a Thursday.
+    assert_eq!(super::formatted_len(0, "EEEE EEE"), 12);
+}
+
+/// Asserts that `name(args)` fails with a message containing `want`.
+fn mentions(name: &str, args: &[Value], want: &str) {
+    let e = err(name, args);
+    assert!(e.message().contains(want), "{e}");
+}
+
+#[test]
+fn formats_hold_no_letters_but_tokens_and_a_lone_t_or_z() {
+    use super::tokens::check;
+    for ok in [
+        "yyyy-MM-ddTHH:mm:ss.SSSZ",
+        "EEE, dd MM yyyy",
+        "EEEE",
+        "",
+        "12:00 ÉÉ 年",
+        "'T'",
+    ] {
+        assert_eq!(check(ok), Ok(()), "{ok}");
+    }
+    for (bad, run, fix) in [
+        ("YYYY-MM-DD", "YYYY", Some("yyyy-MM-dd")),
+        ("yy", "yy", Some("yyyy")),
+        ("yyyyy", "yyyyy", Some("yyyy")),
+        ("HH:mm:ss.SSSS", "SSSS", Some("HH:mm:ss.SSS")),
+        ("E dd", "E", Some("EEE dd")),
+        ("EEEEE, ddTHH", "EEEEE", Some("EEEE, ddTHH")),
+        ("d.M.yyyy hh:mm a", "d", None),
+        ("dd.MM.yyyy hh:mm", "hh", Some("dd.MM.yyyy HH:mm")),
+        ("%Y%m%d", "Y", Some("yyyyMMdd")),
+        ("ddd, dd MMM", "ddd", Some("EEE, dd MM")),
+        ("HH:mm TT", "TT", None),
+        ("on dd", "o", None),
+    ] {
+        let e = check(bad).expect_err(bad);
+        assert_eq!(e.kind(), ErrorKind::Date);
+        assert!(
+            e.message().starts_with(&format!(
+                "invalid date format \"{bad}\": {run} is not a date token ("
+            )),
+            "{bad}: {e}"
+        );
+        match fix {
+            Some(f) => assert!(
+                e.hint()
+                    .is_some_and(|h| h.starts_with(&format!("write \"{f}\": "))),
+                "{bad}: {e}"
+            ),
+            None => assert!(
+                e.hint().is_some_and(|h| h.contains("join words with +")),
+                "{bad}: {e}"
+            ),
+        }
+    }
+    // A long format is shown cut, its run too.
+    let e = check(&format!("{}x", "-".repeat(100))).expect_err("x");
+    assert!(e.message().contains("-...\": x is"), "{e}");
+    // Both built-ins check the format.
+    mentions(
+        "formatDate",
+        &[n(0.0), s("DD")],
+        "invalid date format \"DD\": DD is not a date token (write \"dd\"",
+    );
+    mentions(
+        "parseDate",
+        &[s("01"), s("DD")],
+        "invalid date format \"DD\": DD is not a date token (write \"dd\"",
+    );
 }
 
 #[test]
@@ -368,7 +462,7 @@ fn formats_are_charged_per_byte_before_they_are_expanded() {
     // character (590 MB) before the memory limit stopped it. Now the
     // format costs one fuel per byte before it is read, and the result's
     // memory is charged before it is built.
-    let big = "x".repeat(1_000_000);
+    let big = "-".repeat(1_000_000);
     let (r, fuel, bytes) = metered("formatDate", &[n(0.0), s(&big)], None, None);
     assert_eq!(
         r.ok().and_then(|v| v.as_str().map(str::len)),
@@ -395,5 +489,12 @@ fn formats_are_charged_per_byte_before_they_are_expanded() {
     assert_eq!(fuel, 1 + 1_000_000 / 16 + 1 + 1_000_000);
     assert_eq!(bytes, 0);
     let (r, _, _) = metered("parseDate", &[s(&text), s(&big)], Some(1000), None);
+    assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Fuel));
+    // A format refused for its letters is charged before it is checked.
+    let letters = "x".repeat(1_000_000);
+    let (r, fuel, bytes) = metered("formatDate", &[n(0.0), s(&letters)], None, None);
+    assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Date));
+    assert_eq!((fuel, bytes), (1 + 1_000_000, 0));
+    let (r, _, _) = metered("parseDate", &[s("1"), s(&letters)], Some(1000), None);
     assert_eq!(r.err().map(|e| e.kind()), Some(ErrorKind::Fuel));
 }
