@@ -283,6 +283,14 @@ impl Object {
         }
     }
 
+    /// Wraps `map` whose logical size (bytes) and depth the caller has
+    /// just measured as [`Object::new`] would.
+    #[inline]
+    pub(crate) fn measured(map: Map, size: u64, depth: u32) -> Self {
+        debug_assert_eq!(Object::new(map.clone()).size, size);
+        Object { map, size, depth }
+    }
+
     /// The map, in insertion order.
     #[inline]
     pub fn map(&self) -> &Map {

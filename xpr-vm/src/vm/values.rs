@@ -68,16 +68,27 @@ impl Exec<'_> {
             self.vm.fuel(work)?;
         }
         let mut map = Map::with_capacity_and_hasher(n, Default::default());
-        let mut it = self.vm.stack.drain(start..);
-        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        // Values taken by index, not as a drained iterator's pairs of
+        // `Option<Value>`: building those options stalled each move on a
+        // store-to-load forward (a tenth of a small object's cost).
+        let stack = &mut self.vm.stack;
+        let mut i = start;
+        while i + 1 < stack.len() {
+            let k = std::mem::replace(&mut stack[i], Value::Null);
+            let v = std::mem::replace(&mut stack[i + 1], Value::Null);
             if let Value::String(k) = k {
                 map.insert(k, v);
             }
+            i += 2;
         }
-        drop(it);
-        self.vm
-            .stack
-            .push(Value::Object(Arc::new(Object::new(map))));
+        stack.truncate(start);
+        // Measured above, unless a repeated key replaced a value.
+        let object = if map.len() == n {
+            Object::measured(map, size, depth)
+        } else {
+            Object::new(map)
+        };
+        stack.push(Value::Object(Arc::new(object)));
         Ok(())
     }
 
