@@ -586,13 +586,7 @@ pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> Result<Bound<'py, Py
                 .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any()
         }
-        Value::Object(o) => {
-            let dict = PyDict::new(py);
-            for (k, v) in o.map() {
-                dict.set_item(key(py, k), to_py(py, v)?)?;
-            }
-            dict.into_any()
-        }
+        Value::Object(o) => dict(py, o.map().iter())?,
         Value::Function(_) | Value::Regex(_) => {
             let e = xpr::Error::type_error(format!(
                 "cannot convert {} to a Python value",
@@ -601,4 +595,27 @@ pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> Result<Bound<'py, Py
             return Err(crate::errors::to_py(py, &e, ""));
         }
     })
+}
+
+/// The fields of an object result ([`xpr::Output::Fields`]) as a dict.
+///
+/// # Errors
+/// As [`to_py`].
+pub(crate) fn fields_to_py<'py>(
+    py: Python<'py>,
+    fields: xpr::Fields<'_>,
+) -> Result<Bound<'py, PyAny>, PyErr> {
+    dict(py, fields.iter())
+}
+
+/// A dict of `pairs`, in order.
+fn dict<'py, 'v>(
+    py: Python<'py>,
+    pairs: impl Iterator<Item = (&'v Key, &'v Value)>,
+) -> Result<Bound<'py, PyAny>, PyErr> {
+    let dict = PyDict::new(py);
+    for (k, v) in pairs {
+        dict.set_item(key(py, k), to_py(py, v)?)?;
+    }
+    Ok(dict.into_any())
 }

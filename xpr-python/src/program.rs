@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-use xpr::{Value, Vm};
+use xpr::{Output, Value, Vm};
 
 use pyo3_arrow::input::AnyRecordBatch;
 
@@ -96,6 +96,35 @@ impl Program {
                 self.heavy.store(true, Ordering::Relaxed);
             }
             then(result)
+        })
+    }
+
+    /// [`Program::run`], an object literal result handed to `then` as its
+    /// fields ([`xpr::Program::run_fields_in`]): for a result converted at
+    /// once, with no map built and dropped.
+    #[inline(always)]
+    fn run_fields<R>(
+        &self,
+        slots: &[Slot<'_>],
+        then: impl FnOnce(Result<Output<'_>, xpr::Error>) -> R,
+    ) -> R {
+        let record = Record {
+            roots: &self.layout.roots,
+            slots,
+        };
+        VM.with(|vm| match vm.try_borrow_mut() {
+            Ok(mut vm) => {
+                let out = then(self.program.run_fields_in(&mut vm, &record));
+                if vm.fuel_used() > DETACH_FUEL {
+                    self.heavy.store(true, Ordering::Relaxed);
+                }
+                out
+            }
+            // Re-entered from a host function: a fresh VM.
+            Err(_) => {
+                let mut vm = Vm::new();
+                then(self.program.run_fields_in(&mut vm, &record))
+            }
         })
     }
 
@@ -228,9 +257,14 @@ impl Program {
         if self.heavy.load(Ordering::Relaxed) {
             answer(py.detach(|| self.run(&values, |r| r)))
         } else {
-            // Converted where the run leaves its result: a result moved
-            // out first cost a stalled store-to-load forward.
-            self.run(&values, answer)
+            // Converted where the run leaves its result (a result moved
+            // out first cost a stalled store-to-load forward), an object
+            // literal straight from its fields into a dict.
+            self.run_fields(&values, |result| match result {
+                Ok(Output::Value(v)) => convert::to_py(py, &v),
+                Ok(Output::Fields(f)) => convert::fields_to_py(py, f),
+                Err(e) => Err(self.error(py, &e)),
+            })
         }
     }
 

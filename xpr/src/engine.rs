@@ -14,7 +14,7 @@ use crate::lint::Lint;
 use crate::nulls::NullSites;
 use xpr_vm::{
     Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError, HostFunction,
-    Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
+    Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction, vm::Output,
 };
 
 use crate::expect::{self, ValueType};
@@ -618,6 +618,46 @@ impl Program {
     ) -> Result<Value, Error> {
         let options = self.options(config);
         self.checked(vm.run(&self.program, context, &options))
+    }
+
+    /// Runs on a VM the caller keeps, as [`Program::run_in`], handing over
+    /// an object literal result as its fields ([`Output::Fields`]) rather
+    /// than building it, for hosts that convert the result at once (the
+    /// Python package's dicts, JSON output). Fuel, memory and errors are
+    /// those of [`Program::run_in`].
+    ///
+    /// ```
+    /// use xpr::{Engine, Output, Vm};
+    /// let program = Engine::new().compile(r#"{route: a + "-" + b, n: 2}"#)?;
+    /// let mut vm = Vm::new();
+    /// let ctx = serde_json::json!({"a": "LHR", "b": "JFK"});
+    /// match program.run_fields_in(&mut vm, &ctx)? {
+    ///     Output::Fields(f) => {
+    ///         let keys: Vec<&str> = f.iter().map(|(k, _)| &**k).collect();
+    ///         assert_eq!(keys, ["route", "n"]);
+    ///     }
+    ///     Output::Value(v) => panic!("built {v:?}"),
+    /// }
+    /// # Ok::<(), xpr::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Program::run`].
+    pub fn run_fields_in<'vm>(
+        &self,
+        vm: &'vm mut Vm,
+        context: &dyn Context,
+    ) -> Result<Output<'vm>, Error> {
+        match vm.run_fields(&self.program, context, &self.config) {
+            Ok(Output::Value(v)) => self.checked(Ok(v)).map(Output::Value),
+            Ok(Output::Fields(f)) => match (self.check_result, self.expected) {
+                (true, Some(want)) if want != ValueType::Object => {
+                    Err(expect::mismatch(want, ValueType::Object, self.root, false))
+                }
+                _ => Ok(Output::Fields(f)),
+            },
+            Err(e) => self.checked(Err(e)).map(Output::Value),
+        }
     }
 
     /// The limits of the engine that compiled the program: those each run

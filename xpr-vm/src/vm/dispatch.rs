@@ -506,7 +506,15 @@ impl Exec<'_> {
                     }
                     Op::Object(n) => {
                         let start = self.vm.stack.len().saturating_sub(2 * n as usize);
-                        tri!(self.build_object(start));
+                        // The main program's result, for a host reading
+                        // fields (`Vm::run_fields`): handed over unbuilt.
+                        let handed = self.vm.want_fields
+                            && self.vm.frames.len() == 1
+                            && matches!(code.get(ip), Some(Op::Return))
+                            && tri!(self.object_as_fields(start));
+                        if !handed {
+                            tri!(self.build_object(start));
+                        }
                     }
                     Op::ObjectMark => {
                         let start = self.vm.marks.pop().unwrap_or(self.vm.stack.len());

@@ -34,6 +34,7 @@ mod operators;
 pub mod ops;
 mod regex_cache;
 mod run;
+pub use run::{Fields, Output};
 mod runtime;
 mod text;
 mod timer;
@@ -125,6 +126,12 @@ pub struct Vm {
     /// Regexes compiled from run-time patterns
     /// ([`Runtime::regex`](crate::Runtime::regex)).
     regexes: regex_cache::RegexCache,
+    /// Whether the run was started by [`Vm::run_fields`]: a result that is
+    /// an object literal is then left as its key/value pairs in `fields`.
+    want_fields: bool,
+    /// The key/value pairs of the last [`Vm::run_fields`] result, when it
+    /// was handed over as [`Output::Fields`](run::Output::Fields).
+    fields: Vec<Value>,
     /// SplitMix64 stream of per-run seeds for
     /// [`Randomness::Entropy`](crate::Randomness::Entropy), seeded from the
     /// operating system on first use.

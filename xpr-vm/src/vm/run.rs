@@ -10,7 +10,9 @@ use crate::context::Context;
 use crate::error::Error;
 use crate::limits::{Limits, Randomness, RunOptions};
 use crate::program::Program;
-use crate::value::Value;
+use std::sync::Arc;
+
+use crate::value::{Key, Map, Object, Value};
 
 impl Vm {
     /// A VM with empty stacks.
@@ -79,6 +81,35 @@ impl Vm {
         result
     }
 
+    /// Runs `program` as [`Vm::run`] does, but when its result is an
+    /// object literal of the main program (`{route: a + b, late: d > 60}`,
+    /// 1 to 16 distinct keys, no spread) hands over its fields instead of
+    /// the object: [`Output::Fields`], borrowed from the VM until its next
+    /// run. The run is otherwise the same, to the fuel unit and byte of
+    /// memory charged (the object is charged as if built); a host that
+    /// converts the result at once (to a Python dict, to JSON text) so
+    /// skips building and dropping a map per record.
+    ///
+    /// # Errors
+    /// As [`Vm::run`].
+    pub fn run_fields(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+    ) -> Result<Output<'_>, Error> {
+        self.fields.clear();
+        self.want_fields = true;
+        let result = self.run(program, ctx, opts);
+        self.want_fields = false;
+        let value = result?;
+        Ok(if self.fields.is_empty() {
+            Output::Value(value)
+        } else {
+            Output::Fields(Fields(&self.fields))
+        })
+    }
+
     fn reset(&mut self, limits: &Limits, opts: &RunOptions) {
         self.stack.clear();
         self.frames.clear();
@@ -119,5 +150,59 @@ impl Vm {
     /// only grows during a run, so this is also its peak).
     pub fn peak_memory(&self) -> u64 {
         self.budget.memory_used
+    }
+}
+
+/// The result of [`Vm::run_fields`].
+#[derive(Debug)]
+pub enum Output<'vm> {
+    /// The result as [`Vm::run`] returns it.
+    Value(Value),
+    /// The result is an object with these fields (see [`Vm::run_fields`]).
+    Fields(Fields<'vm>),
+}
+
+impl Output<'_> {
+    /// The result as a value (the object built when it came as fields).
+    pub fn into_value(self) -> Value {
+        match self {
+            Output::Value(v) => v,
+            Output::Fields(f) => f.to_value(),
+        }
+    }
+}
+
+/// The fields of an object result, in the order the literal wrote them,
+/// keys distinct (see [`Vm::run_fields`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Fields<'vm>(&'vm [Value]);
+
+impl<'vm> Fields<'vm> {
+    /// The number of fields (at least 1).
+    pub fn len(&self) -> usize {
+        self.0.len() / 2
+    }
+
+    /// Always false: a result with no fields comes as a value.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The fields as (key, value) pairs, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'vm Key, &'vm Value)> + 'vm {
+        // Every key is a string (see `object_as_fields`).
+        self.0.chunks_exact(2).filter_map(|pair| match pair {
+            [Value::String(k), v] => Some((k, v)),
+            _ => None,
+        })
+    }
+
+    /// The object these fields make.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::with_capacity_and_hasher(self.len(), Default::default());
+        for (k, v) in self.iter() {
+            map.insert(k.clone(), v.clone());
+        }
+        Value::Object(Arc::new(Object::new(map)))
     }
 }

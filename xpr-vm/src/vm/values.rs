@@ -42,6 +42,24 @@ fn measure_pairs(pairs: &[Value]) -> (u64, u32, u64) {
     (size, depth.saturating_add(1), keys)
 }
 
+/// The most fields an object literal result is handed over as fields
+/// rather than built ([`Exec::object_as_fields`]): its keys are compared
+/// pairwise.
+const MAX_FIELDS: usize = 16;
+
+/// Whether the keys of `pairs` (key/value pairs) are strings, all distinct.
+fn distinct_keys(pairs: &[Value]) -> bool {
+    let mut keys = pairs.iter().step_by(2);
+    let mut seen: SmallVec<[&str; MAX_FIELDS]> = SmallVec::new();
+    keys.all(|k| match k {
+        Value::String(k) if !seen.contains(&&**k) => {
+            seen.push(k);
+            true
+        }
+        _ => false,
+    })
+}
+
 impl Exec<'_> {
     pub(super) fn build_array(&mut self, start: usize) -> Result<(), Error> {
         let items = self.vm.stack.get(start..).unwrap_or(&[]);
@@ -55,8 +73,10 @@ impl Exec<'_> {
         Ok(())
     }
 
-    pub(super) fn build_object(&mut self, start: usize) -> Result<(), Error> {
-        let start = start.min(self.vm.stack.len());
+    /// Measures and charges the object about to be built from the
+    /// key/value pairs at `start..` of the stack (depth, memory, and fuel
+    /// for hashing the keys): its field count, logical size and depth.
+    fn charge_object(&mut self, start: usize) -> Result<(usize, u64, u32), Error> {
         let pairs = self.vm.stack.get(start..).unwrap_or(&[]);
         let (size, depth, key_bytes) = measure_pairs(pairs);
         let n = pairs.len() / 2;
@@ -67,6 +87,12 @@ impl Exec<'_> {
         if work > 0 {
             self.vm.fuel(work)?;
         }
+        Ok((n, size, depth))
+    }
+
+    pub(super) fn build_object(&mut self, start: usize) -> Result<(), Error> {
+        let start = start.min(self.vm.stack.len());
+        let (n, size, depth) = self.charge_object(start)?;
         let mut map = Map::with_capacity_and_hasher(n, Default::default());
         // Values taken by index, not as a drained iterator's pairs of
         // `Option<Value>`: building those options stalled each move on a
@@ -90,6 +116,27 @@ impl Exec<'_> {
         };
         stack.push(Value::Object(Arc::new(object)));
         Ok(())
+    }
+
+    /// The main program's result object literal, in a run of
+    /// [`Vm::run_fields`](super::Vm::run_fields): charged exactly as
+    /// [`Exec::build_object`] charges it, then its pairs moved to the VM's
+    /// `fields` and null left in its place, so that the host reads the
+    /// fields without the object being built. `Ok(false)`, nothing done,
+    /// unless it has 1 to [`MAX_FIELDS`] keys, all distinct.
+    pub(super) fn object_as_fields(&mut self, start: usize) -> Result<bool, Error> {
+        let start = start.min(self.vm.stack.len());
+        let pairs = self.vm.stack.get(start..).unwrap_or(&[]);
+        let n = pairs.len() / 2;
+        if n == 0 || n > MAX_FIELDS || !distinct_keys(pairs) {
+            return Ok(false);
+        }
+        self.charge_object(start)?;
+        let fields = self.vm.stack.drain(start..);
+        self.vm.fields.clear();
+        self.vm.fields.extend(fields);
+        self.vm.stack.push(Value::Null);
+        Ok(true)
     }
 
     pub(super) fn spread_array(&mut self, v: Value, args: bool) -> Result<(), Error> {

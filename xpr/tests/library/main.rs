@@ -8,6 +8,7 @@ mod common;
 mod compile_and_format_budgets;
 mod context_paths;
 mod derive;
+mod fields;
 mod guardrails;
 mod hints;
 mod hostile;
