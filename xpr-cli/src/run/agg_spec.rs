@@ -196,6 +196,16 @@ fn key_items(text: &str) -> Result<Vec<(String, String)>, Exit> {
             .collect();
     }
     let array = format!("[{text}]");
+    if xpr_syntax::parse(&array).is_err() {
+        // A list that names some keys and not others: each item alone.
+        let items: Option<Vec<_>> = split_list(text)
+            .into_iter()
+            .map(|item| key_items(item).ok().filter(|v| v.len() == 1))
+            .collect();
+        if let Some(items) = items.filter(|i| i.len() > 1) {
+            return Ok(items.into_iter().flatten().collect());
+        }
+    }
     let ast = xpr_syntax::parse(&array).map_err(|e| {
         Exit::usage(format_args!(
             "--group-by: {} (expected expressions, each `NAME: EXPR` or a field such as `origin`)",
@@ -215,12 +225,43 @@ fn key_items(text: &str) -> Result<Vec<(String, String)>, Exit> {
             match own_name(e) {
                 Some(name) => Ok((name, source)),
                 None => Err(Exit::usage(format_args!(
-                    "--group-by: give the key '{source}' a name: 'NAME: {source}' \
-                     (a name on one key means one on every key)"
+                    "--group-by: give the key '{source}' a name: 'NAME: {source}'"
                 ))),
             }
         })
         .collect()
+}
+
+/// The items of a comma-separated list: split at the commas outside
+/// brackets and string or template literals (each item is then parsed,
+/// so a wrong split only fails).
+fn split_list(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut quote, mut escaped, mut start) = (0i32, None, false, 0);
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' | '`' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&text[start..]);
+    items
 }
 
 /// The name a key expression gives itself: a field's (`origin`), or the

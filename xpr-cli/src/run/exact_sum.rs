@@ -20,7 +20,7 @@ const LIMBS: usize = 68;
 /// Additions between carry propagations: each adds less than 2^32 in
 /// magnitude to a limb, which then stays far inside an `i64`.
 const NORMALIZE_EVERY: u32 = 1 << 28;
-/// Integers up to this magnitude are exact doubles, and so are their sums.
+/// Integers below this magnitude are exact doubles, and so are their sums.
 const EXACT_INT: f64 = 9_007_199_254_740_992.0;
 
 /// A sum of doubles that is exact until it is read.
@@ -38,7 +38,7 @@ impl ExactSum {
     pub(crate) fn add(&mut self, x: f64) {
         if self.big.is_none() {
             let t = self.small + x;
-            if x.fract() == 0.0 && x.abs() <= EXACT_INT && t.abs() <= EXACT_INT {
+            if x.fract() == 0.0 && x.abs() <= EXACT_INT && t.abs() < EXACT_INT {
                 self.small = t;
                 return;
             }

@@ -4,6 +4,7 @@
 //! than a new file in `tests/`.
 
 mod cli;
+mod cli_agg;
 mod cli_bounds;
 mod cli_calls;
 mod cli_card;
