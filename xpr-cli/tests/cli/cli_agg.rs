@@ -289,41 +289,95 @@ fn without_group_by_all_records_are_one_group() {
     assert_rows(&got, &[want]);
 }
 
-/// The same question through DuckDB, when `duckdb` is installed.
-#[test]
-fn w4_matches_duckdb_when_installed() {
-    let Some(file) = shared("flights-20k.ndjson") else {
-        return;
-    };
-    let query = format!(
-        "SELECT origin, sum(distance) AS total, count(*) AS n, avg(delay) AS delay \
-         FROM read_json_auto('{}') GROUP BY origin ORDER BY origin",
-        file.display()
-    );
+/// DuckDB's answer to `query` (`FILE` replaced by `file`'s path) as JSON
+/// rows, or `None` when `duckdb` is not on the PATH.
+fn duckdb(query: &str, file: &Path) -> Option<Vec<Json>> {
+    let query = query.replace("FILE", &format!("read_json_auto('{}')", file.display()));
     let Ok(out) = std::process::Command::new("duckdb")
         .args(["-json", "-c", &query])
         .output()
     else {
         eprintln!("skipping: duckdb is not on the PATH");
-        return;
+        return None;
     };
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let want: Vec<Json> = serde_json::from_slice(&out.stdout).expect("duckdb's JSON");
-    let mut got = agg(
-        &[
-            "--group-by",
-            "origin",
-            "--agg",
+    if out.stdout.iter().all(u8::is_ascii_whitespace) {
+        return Some(Vec::new());
+    }
+    Some(serde_json::from_slice(&out.stdout).expect("duckdb's JSON"))
+}
+
+/// `rows` ordered by the text of their first `keys` fields.
+fn by_key(mut rows: Vec<Json>, keys: &[&str]) -> Vec<Json> {
+    let text = |r: &Json| keys.iter().map(|k| r[*k].to_string()).collect::<Vec<_>>();
+    rows.sort_by_key(text);
+    rows
+}
+
+/// W4 and three more grouped questions over both data sets, as xpr and
+/// DuckDB answer them (when `duckdb` is installed: `pip install
+/// duckdb-cli` puts it on the PATH of a venv).
+#[test]
+fn grouped_questions_match_duckdb_when_installed() {
+    let (Some(flights), Some(quakes)) =
+        (shared("flights-20k.ndjson"), shared("earthquakes.ndjson"))
+    else {
+        return;
+    };
+    let questions: [(&Path, &[&str], &str, &str); 4] = [
+        (
+            &flights,
+            &["origin"],
             "total: sum(distance), n: count(), delay: avg(delay)",
-        ],
-        &file,
-    );
-    got.sort_by(|a, b| a["origin"].as_str().cmp(&b["origin"].as_str()));
-    assert_rows(&got, &want);
+            "SELECT origin, sum(distance)::DOUBLE AS total, count(*) AS n, avg(delay) AS delay \
+             FROM FILE GROUP BY origin",
+        ),
+        (
+            &flights,
+            &["origin", "destination"],
+            "n: count(), late: avg(delay > 15 ? 1 : 0), worst: max(delay), best: min(delay), \
+             long: count(distance > 2000 ? 1 : null)",
+            "SELECT origin, destination, count(*) AS n, \
+             avg(CASE WHEN delay > 15 THEN 1 ELSE 0 END) AS late, max(delay)::DOUBLE AS worst, \
+             min(delay)::DOUBLE AS best, count(CASE WHEN distance > 2000 THEN 1 END) AS long \
+             FROM FILE GROUP BY origin, destination",
+        ),
+        (
+            &quakes,
+            &["net"],
+            "n: count(), felt: count(properties.felt), mag: avg(properties.mag), \
+             top: max(properties.mag), types: countDistinct(properties.magType)",
+            "SELECT properties.net AS net, count(*) AS n, count(properties.felt) AS felt, \
+             avg(properties.mag)::DOUBLE AS mag, max(properties.mag)::DOUBLE AS top, \
+             count(DISTINCT properties.magType) AS types FROM FILE GROUP BY properties.net",
+        ),
+        (
+            &quakes,
+            &["class", "tsunami"],
+            "n: count(), depth: sum(geometry.coordinates[2]), deepest: max(geometry.coordinates[2])",
+            "SELECT CASE WHEN coalesce(properties.mag, 0) >= 4 THEN 'strong' ELSE 'weak' END AS class, \
+             properties.tsunami AS tsunami, count(*) AS n, sum(geometry.coordinates[3])::DOUBLE AS depth, \
+             max(geometry.coordinates[3])::DOUBLE AS deepest FROM FILE GROUP BY ALL",
+        ),
+    ];
+    for (file, keys, aggs, query) in questions {
+        let Some(want) = duckdb(query, file) else {
+            return;
+        };
+        let group_by = match keys {
+            ["net"] => "net: properties.net".to_string(),
+            ["class", "tsunami"] => "class: (properties.mag ?? 0) >= 4 ? \"strong\" : \"weak\", \
+                                     tsunami: properties.tsunami"
+                .to_string(),
+            _ => keys.join(", "),
+        };
+        let got = agg(&["--group-by", &group_by, "--agg", aggs], file);
+        assert_rows(&by_key(got, keys), &by_key(want, keys));
+    }
 }
 
 // ------------------------------------------------- semantics
