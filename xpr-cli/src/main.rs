@@ -97,6 +97,7 @@ impl Exit {
         xpr eval 'price * qty' --context '{\"price\": 2.5, \"qty\": 4}'\n  \
         xpr run 'total > 500 && status == \"paid\"' --filter samples/orders.ndjson\n  \
         xpr run '{id: id, city: shipping?.address?.city}' samples/orders.ndjson\n  \
+        xpr run --group-by status --agg 'n: count(), revenue: sum(total)' samples/orders.ndjson\n  \
         xpr check 'totl > 100' --sample samples/orders.ndjson\n\n\
         Exit status: 0 success, 1 expression error, 2 usage or input error. See docs/cli.md."
 )]

@@ -352,11 +352,16 @@ impl Job<'_> {
                     _ => None,
                 }
             {
+                let source = &self.spec.parts[part].source;
                 return Err(xpr::Error::type_error(format_args!(
                     "{name}() takes numbers (or null, which it skips), got {}",
                     v.type_name()
                 ))
-                .with_hint("convert it with number(x), or give null for values to leave out"));
+                .with_hint("convert it with number(x), or give null for values to leave out")
+                .at(xpr::Span {
+                    start: 0,
+                    end: source.chars().count() as u32,
+                }));
             }
         }
         Ok(v)
@@ -449,10 +454,15 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
     }
     out.flush().map_err(Exit::from_stdout)?;
     if !args.quiet {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         eprint(&format!(
-            "xpr: {records} records in, {} groups out, {errors} errors, {:.2} s, {big_ints} integers beyond 2^53\n",
-            rows.len(),
-            started.elapsed().as_secs_f64()
+            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
+            plural(records, "record", "records"),
+            plural(rows.len() as u64, "group", "groups"),
+            plural(errors, "error", "errors"),
+            started.elapsed().as_secs_f64(),
+            plural(big_ints, "integer", "integers"),
         ));
     }
     Ok(())
