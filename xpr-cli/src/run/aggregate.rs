@@ -202,9 +202,14 @@ impl<'a> Groups<'a> {
                 (State::First(f), v) => {
                     if f.as_ref().is_none_or(|(r, _)| record < *r) {
                         let v = v.clone().unwrap_or(Value::Null);
+                        // The value it replaces is given back.
+                        let before = f.as_ref().map_or(0, |(_, old)| old.logical_size());
                         let size = v.logical_size();
                         *f = Some((record, v));
-                        size
+                        if before > size {
+                            self.bytes.fetch_sub(before - size, Ordering::Relaxed);
+                        }
+                        size.saturating_sub(before)
                     } else {
                         0
                     }
@@ -212,9 +217,14 @@ impl<'a> Groups<'a> {
                 (State::Last(l), v) => {
                     if l.as_ref().is_none_or(|(r, _)| record > *r) {
                         let v = v.clone().unwrap_or(Value::Null);
+                        // The value it replaces is given back.
+                        let before = l.as_ref().map_or(0, |(_, old)| old.logical_size());
                         let size = v.logical_size();
                         *l = Some((record, v));
-                        size
+                        if before > size {
+                            self.bytes.fetch_sub(before - size, Ordering::Relaxed);
+                        }
+                        size.saturating_sub(before)
                     } else {
                         0
                     }

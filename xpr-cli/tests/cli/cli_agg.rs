@@ -542,6 +542,21 @@ fn bounds_stop_the_run_with_the_flag_to_raise() {
         SMALL.as_bytes(),
     );
     assert_fails(&o, 1, "more than 300 bytes (--max-group-bytes)");
+    // A value `last` replaces is given back: 600 strings of 1,000
+    // bytes, one held at a time.
+    let long = format!("{{\"s\":\"{}\"}}\n", "x".repeat(1000)).repeat(600);
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--agg",
+            "l: last(s), f: first(s)",
+            "--max-group-bytes",
+            "5000",
+        ],
+        long.as_bytes(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let big = "{\"x\":1e308}\n".repeat(3);
     let o = run_with(&["run", "--agg", "s: sum(x)"], big.as_bytes());
     assert_fails(&o, 1, "s: Number overflow in sum()");
