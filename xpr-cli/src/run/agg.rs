@@ -62,6 +62,9 @@ struct Job<'a> {
     format: InputFormat,
     max_record: usize,
     max_depth: u32,
+    /// Per part, the index among the wanted fields of the one field it
+    /// is (without `--as`): its value is taken as it is, no program run.
+    direct: Vec<Option<usize>>,
 }
 
 /// Runs `xpr run --agg`; `files` are the inputs (every positional
@@ -116,9 +119,21 @@ pub(crate) fn run(args: &RunArgs, agg: &str, files: &[PathBuf]) -> Result<(), Ex
             usize::from,
         )
         .min(MAX_IN_FLIGHT);
+    let wanted = Wanted::new(&names);
+    let direct = spec
+        .parts
+        .iter()
+        .map(|p| {
+            p.field
+                .as_deref()
+                .filter(|_| args.as_name.is_none())
+                .and_then(|f| wanted.find(f))
+        })
+        .collect();
     let job = Job {
         spec: &spec,
-        wanted: Wanted::new(&names),
+        direct,
+        wanted,
         as_name: args.as_name.as_deref(),
         on_error: args.on_error,
         strict: args.strict_numbers,
@@ -216,6 +231,14 @@ impl Job<'_> {
                 failed = Some(f);
             }
             if let Some((part, failure)) = failed {
+                // Only errors that will be shown get a hint (`totl`: did
+                // you mean `total`?).
+                let shown = self.on_error == OnError::Fail || s.reported.len() < SHOWN_ERRORS;
+                let failure = if shown {
+                    super::with_field_hint(failure, chunk.bytes(r))
+                } else {
+                    failure
+                };
                 let whole = matches!(failure, Failure::Input(_)) || self.on_error == OnError::Skip;
                 match self.on_error {
                     OnError::Fail => {
@@ -307,10 +330,16 @@ impl Job<'_> {
         };
         let mut first = None;
         for (i, part) in self.spec.parts.iter().enumerate() {
-            let result = part
-                .program
-                .run_in(vm, context)
-                .and_then(|v| self.check(i, v));
+            // A field the record has is its value; one it lacks is left to
+            // the program, for its error.
+            let field = self.direct[i]
+                .and_then(|f| fields.get(f))
+                .and_then(Option::as_ref);
+            let result = match field {
+                Some(v) => Ok(v.clone()),
+                None => part.program.run_in(vm, context),
+            }
+            .and_then(|v| self.check(i, v));
             match result {
                 Ok(v) => values.push(v),
                 Err(e) => {

@@ -62,6 +62,9 @@ pub(super) struct Part {
     /// Its text, for error carets.
     pub(super) source: String,
     pub(super) program: Program,
+    /// The field it reads, when it is nothing but a field's name (read
+    /// without running the program when the record has it).
+    pub(super) field: Option<String>,
 }
 
 /// One aggregate of `--agg`.
@@ -149,10 +152,23 @@ impl Spec {
         let program = engine
             .compile(&source)
             .map_err(|e| Exit::expression(format!("{name}: {}", render_error(&e, &source))))?;
+        let field = match xpr_syntax::parse(&source).map(|e| e.kind) {
+            Ok(ExprKind::Ident(n))
+                if program
+                    .context_names()
+                    .iter()
+                    .map(|k| &**k)
+                    .eq([n.as_str()]) =>
+            {
+                Some(n)
+            }
+            _ => None,
+        };
         self.parts.push(Part {
             name: name.to_string(),
             source,
             program,
+            field,
         });
         Ok(self.parts.len() - 1)
     }

@@ -508,6 +508,18 @@ fn record_errors_follow_on_error() {
     // An unknown field, as in run.
     let o = run_with(&["run", "--agg", "s: sum(y)"], input);
     assert_fails(&o, 1, "<stdin>:1: s: Unknown identifier 'y'");
+    let o = run_with(&["run", "--agg", "s: sum(xx)"], input);
+    assert_fails(
+        &o,
+        1,
+        "<stdin>:1: s: Unknown identifier 'xx' (did you mean 'x'?)",
+    );
+    // A field read directly (no program run) still fails where it is missing.
+    let o = run_with(
+        &["run", "--group-by", "k", "--agg", "s: sum(x)"],
+        b"{\"k\":1,\"x\":1}\n{\"x\":2}\n",
+    );
+    assert_fails(&o, 1, "<stdin>:2: k: Unknown identifier 'k'");
 }
 
 #[test]
