@@ -297,25 +297,21 @@ impl<'a> Groups<'a> {
                         a.merge(&b);
                         *n += m;
                     }
-                    (State::Min(a), State::Min(Some(b))) => {
-                        if a.is_none_or(|a| b < a) {
-                            *a = Some(b);
-                        }
+                    (State::Min(a), State::Min(Some(b))) if a.is_none_or(|a| b < a) => {
+                        *a = Some(b);
                     }
-                    (State::Max(a), State::Max(Some(b))) => {
-                        if a.is_none_or(|a| b > a) {
-                            *a = Some(b);
-                        }
+                    (State::Max(a), State::Max(Some(b))) if a.is_none_or(|a| b > a) => {
+                        *a = Some(b);
                     }
-                    (State::First(a), State::First(Some(b))) => {
-                        if a.as_ref().is_none_or(|(r, _)| b.0 < *r) {
-                            *a = Some(b);
-                        }
+                    (State::First(a), State::First(Some(b)))
+                        if a.as_ref().is_none_or(|(r, _)| b.0 < *r) =>
+                    {
+                        *a = Some(b);
                     }
-                    (State::Last(a), State::Last(Some(b))) => {
-                        if a.as_ref().is_none_or(|(r, _)| b.0 > *r) {
-                            *a = Some(b);
-                        }
+                    (State::Last(a), State::Last(Some(b)))
+                        if a.as_ref().is_none_or(|(r, _)| b.0 > *r) =>
+                    {
+                        *a = Some(b);
                     }
                     (State::Distinct(a), State::Distinct(b)) => {
                         a.extend(b);

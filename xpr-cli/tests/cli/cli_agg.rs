@@ -57,7 +57,7 @@ fn agg(args: &[&str], file: &Path) -> Vec<Json> {
 }
 
 /// Groups `rows` by `key` in the order of first appearance.
-fn group_by<'a>(rows: &'a [Json], key: impl Fn(&Json) -> Json) -> Vec<(Json, Vec<&'a Json>)> {
+fn group_by(rows: &[Json], key: impl Fn(&Json) -> Json) -> Vec<(Json, Vec<&Json>)> {
     let mut order: Vec<(Json, Vec<&Json>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for r in rows {
