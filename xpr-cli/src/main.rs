@@ -273,7 +273,8 @@ pub struct RunArgs {
     #[arg(
         value_name = "EXPR",
         required_unless_present = "agg",
-        default_value = ""
+        default_value = "",
+        hide_default_value = true
     )]
     pub expr: String,
     /// Input files; `-` or none for stdin.
