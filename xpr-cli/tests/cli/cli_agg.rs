@@ -790,3 +790,63 @@ fn tables_refuse_what_they_cannot_hold() {
     let o = run(&["run", "--filter", "total > 1", "--output", "csv", &orders()]);
     assert_fails(&o, 2, "--filter writes the records as they are");
 }
+
+#[test]
+fn the_first_failing_record_stops_the_run_whatever_the_jobs() {
+    // About 40 chunks: with two workers the late failure is often met
+    // first, yet the run names the earlier one.
+    let mut input = String::new();
+    for i in 1..=60_000 {
+        let x = if i == 3_000 || i == 50_000 {
+            "\"bad\"".to_string()
+        } else {
+            i.to_string()
+        };
+        input.push_str(&format!(
+            "{{\"k\":{},\"x\":{x},\"pad\":\"{}\"}}\n",
+            i % 7,
+            "p".repeat(100)
+        ));
+    }
+    for jobs in ["1", "2"] {
+        let o = run_with(
+            &[
+                "run",
+                "--jobs",
+                jobs,
+                "--group-by",
+                "k",
+                "--agg",
+                "s: sum(x)",
+            ],
+            input.as_bytes(),
+        );
+        assert_fails(&o, 1, "<stdin>:3000: s: Type error");
+        assert!(!stderr(&o).contains(":50000:"), "{}", stderr(&o));
+        let o = run_with(
+            &[
+                "run",
+                "--jobs",
+                jobs,
+                "--group-by",
+                "k",
+                "--agg",
+                "s: sum(x)",
+                "--on-error",
+                "skip",
+            ],
+            input.as_bytes(),
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let err = stderr(&o);
+        let first = err.find(":3000:").expect("the first error is shown");
+        assert!(
+            err.find(":50000:").is_some_and(|second| second > first),
+            "{err}"
+        );
+        assert!(
+            err.contains("60000 records in, 7 groups out, 2 errors"),
+            "{err}"
+        );
+    }
+}
