@@ -98,7 +98,7 @@ impl Spec {
             parts: Vec::new(),
         };
         if let Some(text) = group_by {
-            for (name, source) in key_items(text)? {
+            for (name, source) in key_items(text, true)? {
                 spec.add_part(engine, &name, source)?;
                 spec.keys.push(name);
             }
@@ -107,7 +107,7 @@ impl Spec {
         let ast = xpr_syntax::parse(&wrapped).map_err(|e| {
             Exit::usage(format_args!(
                 "--agg: {} (expected a list such as 'total: sum(distance), n: count()')",
-                shifted(&e.to_string())
+                shifted(&e.to_string(), agg)
             ))
         })?;
         let ExprKind::Object(props) = &ast.kind else {
@@ -174,16 +174,21 @@ impl Spec {
     }
 }
 
-/// A parse error's text with positions taken back by the one character
-/// the wrapping `{` or `[` added.
-fn shifted(message: &str) -> String {
-    match message.rsplit_once(" at position ") {
-        Some((head, n)) => match n.parse::<u32>() {
-            Ok(n) => format!("{head} at position {}", n.saturating_sub(1)),
-            Err(_) => message.to_string(),
-        },
-        None => message.to_string(),
+/// A parse error's text in `text` (which was parsed inside a wrapping
+/// `{}` or `[]`): positions taken back by the one character the opening
+/// bracket added, and the closing one read as the end of the list.
+fn shifted(message: &str, text: &str) -> String {
+    let Some((head, n)) = message.rsplit_once(" at position ") else {
+        return message.to_string();
+    };
+    let Ok(n) = n.parse::<usize>() else {
+        return message.to_string();
+    };
+    let end = text.chars().count();
+    if n > end && head.starts_with("Unexpected token") {
+        return format!("Unexpected end of the list at position {end}");
     }
+    format!("{head} at position {}", n.saturating_sub(1))
 }
 
 /// The text of `e` in `source` (spans are in characters).
@@ -195,8 +200,10 @@ fn text_of(source: &str, e: &Expr) -> String {
         .collect()
 }
 
-/// The named key expressions of `--group-by TEXT`.
-fn key_items(text: &str) -> Result<Vec<(String, String)>, Exit> {
+/// The named key expressions of `--group-by TEXT`; `split`: a list that
+/// parses neither as an object nor as an array literal may be tried item
+/// by item (once: not within an item).
+fn key_items(text: &str, split: bool) -> Result<Vec<(String, String)>, Exit> {
     let object = format!("{{{text}}}");
     if let Ok(ast) = xpr_syntax::parse(&object)
         && let ExprKind::Object(props) = &ast.kind
@@ -212,20 +219,21 @@ fn key_items(text: &str) -> Result<Vec<(String, String)>, Exit> {
             .collect();
     }
     let array = format!("[{text}]");
-    if xpr_syntax::parse(&array).is_err() {
+    let pieces = if split { split_list(text) } else { Vec::new() };
+    if pieces.len() > 1 && xpr_syntax::parse(&array).is_err() {
         // A list that names some keys and not others: each item alone.
-        let items: Option<Vec<_>> = split_list(text)
+        let items: Option<Vec<_>> = pieces
             .into_iter()
-            .map(|item| key_items(item).ok().filter(|v| v.len() == 1))
+            .map(|item| key_items(item, false).ok().filter(|v| v.len() == 1))
             .collect();
-        if let Some(items) = items.filter(|i| i.len() > 1) {
+        if let Some(items) = items {
             return Ok(items.into_iter().flatten().collect());
         }
     }
     let ast = xpr_syntax::parse(&array).map_err(|e| {
         Exit::usage(format_args!(
             "--group-by: {} (expected expressions, each `NAME: EXPR` or a field such as `origin`)",
-            shifted(&e.to_string())
+            shifted(&e.to_string(), text)
         ))
     })?;
     let ExprKind::Array(items) = &ast.kind else {
@@ -434,5 +442,14 @@ mod tests {
         assert!(e(Some("delay > 15"), "n: count()").contains("give the key 'delay > 15' a name"));
         assert!(e(Some("n"), "n: count()").contains("named twice"));
         assert!(e(None, "").contains("no aggregate"));
+        // What parses in no way is an error, not a search (it recursed
+        // for ever once).
+        assert!(
+            e(Some("delay >"), "n: count()")
+                .contains("--group-by: Unexpected end of the list at position 7")
+        );
+        assert!(e(None, "t: sum(x").contains("--agg: Unexpected end of the list at position 8"));
+        assert!(e(Some("a, b >, c"), "n: count()").contains("--group-by: Unexpected"));
+        assert!(e(Some(&"{".repeat(100_000)), "n: count()").contains("length limit"));
     }
 }
