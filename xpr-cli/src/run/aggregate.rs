@@ -390,50 +390,63 @@ fn over_bound(key: &[Value], agg: &Agg, function: &'static str, bound: usize) ->
 
 /// Appends `v`'s encoding: equal values (XPR's `==`: `0` and `-0`, objects
 /// whatever their keys' order) encode alike, different ones differently.
-/// Functions and regexes encode as their kind and text (the caller
-/// refuses them as keys).
+/// Functions encode by identity, regexes by pattern and flags (the caller
+/// refuses both as keys at the top). Without recursion, so no nesting
+/// (`--max-value-depth none`) can overflow the stack.
 pub(super) fn encode(out: &mut Vec<u8>, v: &Value) {
+    enum Work<'a> {
+        Value(&'a Value),
+        Key(&'a str),
+    }
     let len = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u64).to_le_bytes());
-    match v {
-        Value::Null => out.push(b'n'),
-        Value::Bool(b) => out.push(if *b { b't' } else { b'f' }),
-        Value::Number(n) => {
-            out.push(b'#');
-            let n = if *n == 0.0 { 0.0 } else { *n };
-            out.extend_from_slice(&n.to_bits().to_le_bytes());
-        }
-        Value::String(s) => {
-            out.push(b'"');
-            len(out, s.len());
-            out.extend_from_slice(s.as_bytes());
-        }
-        Value::Array(a) => {
-            out.push(b'[');
-            len(out, a.len());
-            for item in a.items() {
-                encode(out, item);
-            }
-        }
-        Value::Object(o) => {
-            out.push(b'{');
-            len(out, o.len());
-            let mut entries: Vec<_> = o.map().iter().collect();
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            for (k, item) in entries {
+    let mut stack = vec![Work::Value(v)];
+    while let Some(work) = stack.pop() {
+        let v = match work {
+            Work::Key(k) => {
                 len(out, k.len());
                 out.extend_from_slice(k.as_bytes());
-                encode(out, item);
+                continue;
             }
-        }
-        Value::Regex(r) => {
-            out.push(b'/');
-            len(out, r.pattern().len());
-            out.extend_from_slice(r.pattern().as_bytes());
-            out.extend_from_slice(r.flags().as_bytes());
-        }
-        Value::Function(f) => {
-            out.push(b'(');
-            out.extend_from_slice(&(Arc::as_ptr(f) as usize).to_le_bytes());
+            Work::Value(v) => v,
+        };
+        match v {
+            Value::Null => out.push(b'n'),
+            Value::Bool(b) => out.push(if *b { b't' } else { b'f' }),
+            Value::Number(n) => {
+                out.push(b'#');
+                let n = if *n == 0.0 { 0.0 } else { *n };
+                out.extend_from_slice(&n.to_bits().to_le_bytes());
+            }
+            Value::String(s) => {
+                out.push(b'"');
+                len(out, s.len());
+                out.extend_from_slice(s.as_bytes());
+            }
+            Value::Array(a) => {
+                out.push(b'[');
+                len(out, a.len());
+                stack.extend(a.items().iter().rev().map(Work::Value));
+            }
+            Value::Object(o) => {
+                out.push(b'{');
+                len(out, o.len());
+                let mut entries: Vec<_> = o.map().iter().collect();
+                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                for (k, item) in entries.into_iter().rev() {
+                    stack.push(Work::Value(item));
+                    stack.push(Work::Key(k));
+                }
+            }
+            Value::Regex(r) => {
+                out.push(b'/');
+                len(out, r.pattern().len());
+                out.extend_from_slice(r.pattern().as_bytes());
+                out.extend_from_slice(r.flags().as_bytes());
+            }
+            Value::Function(f) => {
+                out.push(b'(');
+                out.extend_from_slice(&(Arc::as_ptr(f) as usize).to_le_bytes());
+            }
         }
     }
 }

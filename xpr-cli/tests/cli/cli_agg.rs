@@ -850,3 +850,29 @@ fn the_first_failing_record_stops_the_run_whatever_the_jobs() {
         );
     }
 }
+
+#[test]
+fn deep_keys_do_not_overflow_the_stack() {
+    let depth = 200_000;
+    let record = format!("{{\"k\":{}1{}}}\n", "[".repeat(depth), "]".repeat(depth));
+    let input = record.repeat(2);
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--max-value-depth",
+            "none",
+            "--group-by",
+            "k",
+            "--agg",
+            "n: count(), d: countDistinct(k)",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).ends_with("]]]],\"n\":2,\"d\":1}\n"),
+        "{}",
+        &stdout(&o)[..100]
+    );
+}
