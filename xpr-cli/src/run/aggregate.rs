@@ -399,8 +399,10 @@ pub(super) fn encode(out: &mut Vec<u8>, v: &Value) {
         Key(&'a str),
     }
     let len = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u64).to_le_bytes());
-    let mut stack = vec![Work::Value(v)];
-    while let Some(work) = stack.pop() {
+    // A key is most often one string or number: no stack for it.
+    let mut stack = Vec::new();
+    let mut next = Some(Work::Value(v));
+    while let Some(work) = next.take().or_else(|| stack.pop()) {
         let v = match work {
             Work::Key(k) => {
                 len(out, k.len());
