@@ -12,6 +12,7 @@ mod cli_card;
 mod cli_columnar;
 mod cli_guard;
 mod cli_hints;
+mod cli_output;
 mod cli_run;
 mod cli_schema_audit;
 mod common;
