@@ -599,6 +599,11 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         )));
     }
     for (given, flag) in [
+        (
+            matches!(args.output_format, OutputFormat::Csv | OutputFormat::Tsv),
+            "--output csv|tsv",
+        ),
+        (args.raw, "-r/--raw"),
         (args.as_name.is_some(), "--as"),
         (args.output.audit.is_some(), "--audit"),
         (args.output.output_schema.is_some(), "--output-schema"),
@@ -662,7 +667,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         program,
     };
     let sink = match args.output_format {
-        OutputFormat::Ndjson => {
+        // Tables are refused above.
+        OutputFormat::Ndjson | OutputFormat::Csv | OutputFormat::Tsv => {
             Sink::Ndjson(BufWriter::with_capacity(128 << 10, std::io::stdout()))
         }
         OutputFormat::Parquet => Sink::Parquet(None),

@@ -73,7 +73,6 @@ pub fn write_to(
 }
 
 /// Appends `v` as compact JSON.
-#[cfg(any(test, feature = "columnar"))]
 pub fn write_value(out: &mut Vec<u8>, v: &Value) {
     let mut never = |_: &[u8]| Ok(());
     // Nothing is handed on with no limit, so nothing can fail.

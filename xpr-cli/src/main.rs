@@ -98,6 +98,7 @@ impl Exit {
         xpr eval 'price * qty' --context '{\"price\": 2.5, \"qty\": 4}'\n  \
         xpr run 'total > 500 && status == \"paid\"' --filter samples/orders.ndjson\n  \
         xpr run '{id: id, city: shipping?.address?.city}' samples/orders.ndjson\n  \
+        xpr run --group-by status --agg 'n: count(), revenue: sum(total)' samples/orders.ndjson\n  \
         xpr check 'totl > 100' --sample samples/orders.ndjson\n\n\
         Exit status: 0 success, 1 expression error, 2 usage or input error. See docs/cli.md."
 )]
@@ -232,6 +233,11 @@ pub enum OutputFormat {
     Parquet,
     /// An Arrow IPC file, on standard output (cargo feature `columnar`).
     Arrow,
+    /// CSV (RFC 4180 quoting): object results, one row each, the header
+    /// from the first result's fields.
+    Csv,
+    /// Tab-separated values, as CSV, with `\t`, `\n`, `\r`, `\\` escapes.
+    Tsv,
 }
 
 impl OutputFormat {
@@ -241,6 +247,8 @@ impl OutputFormat {
             OutputFormat::Ndjson => "ndjson",
             OutputFormat::Parquet => "parquet",
             OutputFormat::Arrow => "arrow",
+            OutputFormat::Csv => "csv",
+            OutputFormat::Tsv => "tsv",
         }
     }
 }
@@ -260,17 +268,50 @@ pub enum OnError {
 /// `run` flags.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The expression, evaluated once per record with the record's fields as variables.
+    /// The expression, evaluated once per record with the record's fields
+    /// as variables (with `--slurp`, once over `records`; none with `--agg`,
+    /// where every argument is an input file).
+    #[arg(
+        value_name = "EXPR",
+        required_unless_present = "agg",
+        default_value = "",
+        hide_default_value = true
+    )]
     pub expr: String,
     /// Input files; `-` or none for stdin.
     pub files: Vec<PathBuf>,
     /// The input layout.
     #[arg(long, value_enum, default_value_t = InputFormat::Ndjson)]
     pub input: InputFormat,
-    /// What to write: with `parquet` or `arrow`, one column `value` of the
-    /// results (`--filter`: the kept rows); needs `--input parquet|arrow`.
+    /// What to write: `csv` or `tsv`, object results as rows (the header
+    /// from the first); with `parquet` or `arrow`, one column `value` of
+    /// the results (`--filter`: the kept rows), needing `--input parquet|arrow`.
     #[arg(long = "output", value_name = "FORMAT", value_enum, default_value_t = OutputFormat::Ndjson)]
     pub output_format: OutputFormat,
+    /// Write string results as their text, without quotes or escapes
+    /// (other results as JSON).
+    #[arg(long, short = 'r')]
+    pub raw: bool,
+    /// Aggregate the records: a list `NAME: AGGREGATE(EXPR), ...` of
+    /// count, sum, avg, min, max, first, last, countDistinct, collect (one
+    /// object per group; every positional argument is then an input file).
+    #[arg(long, value_name = "LIST")]
+    pub agg: Option<String>,
+    /// With `--agg`: the group key, a list `NAME: EXPR, ...` or fields
+    /// (`origin, destination`); without it, all records are one group.
+    #[arg(long, value_name = "LIST", requires = "agg")]
+    pub group_by: Option<String>,
+    /// With `--agg`: the most groups a run may have.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_groups: usize,
+    /// With `--agg`: the most bytes the groups may hold together (keys,
+    /// and the values of collect, countDistinct, first and last).
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    pub max_group_bytes: u64,
+    /// Evaluate the expression once, over all records as one array named
+    /// `records` (held within `--max-memory`).
+    #[arg(long, conflicts_with_all = ["agg", "filter", "as_name"])]
+    pub slurp: bool,
     /// Also bind the whole record to NAME (the record is then converted in full).
     #[arg(long = "as", value_name = "NAME")]
     pub as_name: Option<String>,
@@ -457,9 +498,19 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Eval(a) => eval::eval(&a),
+        Command::Run(a) if a.agg.is_some() => {
+            // No EXPR with --agg: the first positional argument is a file.
+            let files: Vec<PathBuf> = (!a.expr.is_empty())
+                .then(|| PathBuf::from(&a.expr))
+                .into_iter()
+                .chain(a.files.iter().cloned())
+                .collect();
+            run::agg::run(&a, a.agg.as_deref().unwrap_or_default(), &files)
+        }
+        Command::Run(a) if a.slurp => run::slurp::run(&a),
         Command::Run(a)
             if matches!(a.input, InputFormat::Parquet | InputFormat::Arrow)
-                || a.output_format != OutputFormat::Ndjson =>
+                || matches!(a.output_format, OutputFormat::Parquet | OutputFormat::Arrow) =>
         {
             columnar::run(&a)
         }

@@ -25,9 +25,17 @@ use super::json_in::{self, Conv, JsonError, Wanted};
 use super::json_out::{self, Out};
 use super::source::{Shared, StopOnDrop};
 
+pub(crate) mod agg;
+mod agg_spec;
+mod aggregate;
+mod exact_sum;
+mod failure;
+pub(crate) mod slurp;
+mod table;
 mod writer;
 
-use super::{Exit, InputFormat, OnError, RunArgs};
+use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs};
+use failure::{json_failure, with_field_hint};
 use writer::{Writer, finish_now, progress_bar};
 
 /// How many per-record errors are printed before the rest are only counted.
@@ -77,6 +85,11 @@ struct Job<'a> {
     audit: Option<String>,
     /// `--audit-records`: a line per record.
     audit_records: bool,
+    /// `-r/--raw`: string results as their text.
+    raw: bool,
+    /// `--output csv|tsv`: results are kept as values for the writer,
+    /// which alone knows the table's header.
+    table: bool,
 }
 
 /// A worker's reusable state.
@@ -141,6 +154,10 @@ struct Outcome {
     reported: Vec<Located>,
     /// The error that stops the run (`--on-error fail`).
     fatal: Option<Located>,
+    /// `--output csv|tsv`: the object results, with their lines.
+    rows: Vec<(u64, Value)>,
+    /// The chunk's input, for the rows' messages.
+    source: Option<Arc<str>>,
 }
 
 /// The record's fields that the program reads, as a [`Context`].
@@ -201,6 +218,7 @@ impl Job<'_> {
         let mut o = Outcome {
             out: self.output_buffer(Stream::Out),
             input_bytes: chunk.data.len(),
+            source: self.table.then(|| chunk.source.clone()),
             ..Outcome::default()
         };
         let cpu_before = self.audit.as_ref().and_then(|_| audit::thread_cpu());
@@ -250,6 +268,14 @@ impl Job<'_> {
             // Where this record's result text starts in `o.out`, while it
             // was not handed on (the audit line copies it from there).
             let written = match &result {
+                Ok(v) if self.table => {
+                    // A null result is no row.
+                    if !matches!(v, Value::Null) {
+                        o.rows.push((r.line, v.clone()));
+                        o.outputs += 1;
+                    }
+                    None
+                }
                 Ok(v) => self.write_result(&mut o, chunk.bytes(r), v, spill),
                 Err(_) => None,
             };
@@ -282,7 +308,8 @@ impl Job<'_> {
                     if o.reported.len() < SHOWN_ERRORS {
                         o.reported.push(located);
                     }
-                    if self.on_error == OnError::Null && !self.filter {
+                    // In a table, a null is no row.
+                    if self.on_error == OnError::Null && !self.filter && !self.table {
                         o.out.extend_from_slice(b"null\n");
                         o.outputs += 1;
                     }
@@ -316,6 +343,20 @@ impl Job<'_> {
                 o.out.push(b'\n');
                 o.outputs += 1;
             }
+            return None;
+        }
+        if self.raw
+            && let Value::String(s) = v
+        {
+            if o.out.len() + s.len() > SPILL_BYTES {
+                spill(Stream::Out, &o.out);
+                o.out.clear();
+                spill(Stream::Out, s.as_bytes());
+            } else {
+                o.out.extend_from_slice(s.as_bytes());
+            }
+            o.out.push(b'\n');
+            o.outputs += 1;
             return None;
         }
         let start = o.out.len();
@@ -472,6 +513,11 @@ impl Job<'_> {
         if let Some(schema) = &self.schema {
             schema.check(&value).map_err(Failure::Eval)?;
         }
+        if self.table && !matches!(value, Value::Object(_) | Value::Null) {
+            return Err(Failure::Eval(Error::type_error(table::not_an_object(
+                &value,
+            ))));
+        }
         Ok(value)
     }
 
@@ -493,55 +539,21 @@ impl Job<'_> {
     }
 
     fn json_failure(&self, e: &JsonError) -> Failure {
-        let message = e.message();
-        Failure::Input(if e.is_data() {
-            // Our own errors (strict numbers, depth): the message says it all.
-            message.to_string()
-        } else if self.format == InputFormat::Ndjson {
-            format!("invalid JSON: {message} at column {}", e.column())
-        } else if message == "trailing characters" {
-            // One document, then more: records one per line, most likely.
-            format!(
-                "invalid JSON: {message} (one JSON value per line is NDJSON: leave out --input json)"
-            )
-        } else {
-            format!("invalid JSON: {message}")
-        })
-    }
-}
-
-/// `Unknown identifier 'x'` with the nearest top-level field of the record
-/// when `x` looks like a typo of it (`totl` -> `total`); the record is read
-/// again in full for this, so only for an error that is shown.
-fn with_field_hint(failure: Failure, record: &[u8]) -> Failure {
-    let Failure::Eval(e) = &failure else {
-        return failure;
-    };
-    let Some(name) = e
-        .message()
-        .strip_prefix("Unknown identifier '")
-        .and_then(|m| m.strip_suffix('\''))
-    else {
-        return failure;
-    };
-    if e.hint().is_some() {
-        // Another language's name (`None`): its hint stands.
-        return failure;
-    }
-    let Ok(serde_json::Value::Object(fields)) = serde_json::from_slice(record) else {
-        return failure;
-    };
-    // The first fields only: a record of 100,000 keys must not make each
-    // shown error slow.
-    match xpr_vm::suggest::closest(name, fields.keys().take(1_000)) {
-        Some(near) => Failure::Eval(e.clone().with_hint(format!("did you mean '{near}'?"))),
-        None => failure,
+        json_failure(self.format, e)
     }
 }
 
 /// Runs `xpr run`.
 pub fn run(args: &RunArgs) -> Result<(), Exit> {
     let started = Instant::now();
+    let table = table::Table::new(args.output_format);
+    if table.is_some() && args.filter {
+        return Err(Exit::usage(format_args!(
+            "--filter writes the records as they are: --output {} writes results as rows, \
+             such as 'delay > 60 ? {{origin: origin, delay: delay}} : null' (a null result is no row)",
+            args.output_format.name()
+        )));
+    }
     let schema = args.output.schema()?;
     let mut log = args.output.audit()?;
     let engine = args.guard.apply(args.limits.engine());
@@ -573,6 +585,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         schema,
         audit: hash.clone(),
         audit_records: args.audit_records,
+        raw: args.raw,
+        table: table.is_some(),
     };
     let mut writer = Writer {
         out: BufWriter::with_capacity(128 << 10, std::io::stdout()),
@@ -588,6 +602,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         quiet: args.quiet,
         audit: log.zip(hash),
         totals: audit::Totals::default(),
+        table,
+        on_error: args.on_error,
     };
     let result = if jobs <= 1 {
         run_inline(&job, inputs, &mut writer)

@@ -29,12 +29,19 @@ pub(super) struct Writer<'a> {
     /// summary line.
     pub(super) audit: Option<(AuditLog, String)>,
     pub(super) totals: audit::Totals,
+    /// `--output csv|tsv`: the table the rows go to.
+    pub(super) table: Option<super::table::Table>,
+    /// For a row the table refuses.
+    pub(super) on_error: super::OnError,
 }
 
 impl Writer<'_> {
     /// Writes `o` and reports its errors; gives back its output and audit
     /// buffers (for later chunks).
-    pub(super) fn take(&mut self, o: Outcome) -> Result<[Vec<u8>; 2], Exit> {
+    pub(super) fn take(&mut self, mut o: Outcome) -> Result<[Vec<u8>; 2], Exit> {
+        if let Some(fatal) = self.rows(&mut o) {
+            o.fatal = Some(fatal);
+        }
         self.write_raw(&o.out)?;
         if let Some((log, _)) = &mut self.audit {
             log.write_flushed(&o.audit)?;
@@ -84,6 +91,33 @@ impl Writer<'_> {
             });
         }
         Ok([o.out, o.audit])
+    }
+
+    /// Writes a table's rows into `o.out` (empty in table mode); a row the
+    /// table refuses is a record error: the one that stops the run
+    /// (returned, with the rows before it written), or reported and
+    /// counted.
+    fn rows(&mut self, o: &mut Outcome) -> Option<Located> {
+        let table = self.table.as_mut()?;
+        let source = o.source.clone().unwrap_or_else(|| "".into());
+        for (line, v) in std::mem::take(&mut o.rows) {
+            let Err(message) = table.row(&mut o.out, &v) else {
+                continue;
+            };
+            let located = Located {
+                source: source.clone(),
+                line,
+                failure: Failure::Eval(xpr::Error::type_error(message)),
+            };
+            o.outputs -= 1;
+            if self.on_error == super::OnError::Fail {
+                // Not counted as written; the fatal error is shown by `take`.
+                return Some(located);
+            }
+            o.errors += 1;
+            o.reported.push(located);
+        }
+        None
     }
 
     /// Writes the audit log's summary line and flushes it; `failed`: one

@@ -4,6 +4,7 @@
 //! than a new file in `tests/`.
 
 mod cli;
+mod cli_agg;
 mod cli_bounds;
 mod cli_calls;
 mod cli_card;
@@ -11,6 +12,7 @@ mod cli_card;
 mod cli_columnar;
 mod cli_guard;
 mod cli_hints;
+mod cli_output;
 mod cli_run;
 mod cli_schema_audit;
 mod common;

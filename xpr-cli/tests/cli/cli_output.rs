@@ -1,0 +1,188 @@
+//! `xpr run --slurp`, `-r/--raw` and `--output csv|tsv`.
+
+use crate::common;
+
+use common::{assert_fails, code, lines, orders, run, run_with, stderr, stdout};
+
+const SMALL: &str = r#"{"k":"a","x":1,"s":"p"}
+{"k":"b","x":null,"s":"q"}
+{"k":"a","x":2.5,"s":null}
+{"k":"b","x":null,"s":"q"}
+{"k":"c","x":-4,"s":"r"}
+"#;
+
+// ------------------------------------------------- --slurp
+
+#[test]
+fn slurp_evaluates_once_over_all_records() {
+    let o = run(&["run", "--slurp", "records.length", &orders()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "50\n");
+    assert!(
+        stderr(&o).contains("50 records in, 1 out"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--slurp",
+            "records.sortBy(r => -r.x).map(r => r.k)",
+        ],
+        SMALL.replace("null", "0").as_bytes(),
+    );
+    assert_eq!(stdout(&o), "[\"a\",\"a\",\"b\",\"b\",\"c\"]\n");
+    let o = run_with(&["run", "-q", "--slurp", "records"], b"");
+    assert_eq!(stdout(&o), "[]\n");
+}
+
+#[test]
+fn slurp_is_bounded_by_the_memory_budget() {
+    let o = run(&[
+        "run",
+        "--slurp",
+        "records.length",
+        "--max-memory",
+        "10000",
+        &orders(),
+    ]);
+    assert_fails(
+        &o,
+        1,
+        "Memory limit exceeded: the records take more than 10000 bytes",
+    );
+    assert_eq!(stdout(&o), "");
+    let o = run_with(&["run", "--slurp", "records.length"], b"1\nnope\n2\n");
+    assert_fails(&o, 2, "<stdin>:2: invalid JSON");
+    let o = run_with(
+        &["run", "-q", "--slurp", "records", "--on-error", "null"],
+        b"1\nnope\n2\n",
+    );
+    assert_eq!(stdout(&o), "[1,null,2]\n");
+}
+
+// ------------------------------------------------- -r and tables
+
+#[test]
+fn raw_prints_strings_without_quotes() {
+    let o = run_with(
+        &["run", "-q", "-r", "v"],
+        b"{\"v\":\"a \\\"b\\\"\"}\n{\"v\":\"tab\\there\"}\n{\"v\":2}\n{\"v\":[\"x\"]}\n{\"v\":null}\n",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a \"b\"\ntab\there\n2\n[\"x\"]\nnull\n");
+    let o = run(&["run", "-q", "--raw", "customer.name", &orders()]);
+    assert_eq!(lines(&o)[0], "Barbara Liskov");
+    let o = run(&["run", "-q", "--slurp", "-r", "records[0].status", &orders()]);
+    assert_eq!(stdout(&o), "paid\n");
+}
+
+#[test]
+fn csv_and_tsv_keep_the_first_results_fields_and_quote() {
+    let input = br#"{"a":"x,y","b":"say \"hi\"","c":1}
+{"a":"line\nbreak","b":"","c":null}
+{"a":"t\tab","b":"ok"}
+"#;
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "{b: r.b, a: r.a, c: r.c}",
+            "--as",
+            "r",
+            "--output",
+            "csv",
+        ],
+        input,
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "b,a,c\n\"say \"\"hi\"\"\",\"x,y\",1\n\"\",\"line\nbreak\",\nok,t\tab,\n"
+    );
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "{b: r.b, a: r.a}",
+            "--as",
+            "r",
+            "--output",
+            "tsv",
+        ],
+        input,
+    );
+    assert_eq!(
+        stdout(&o),
+        "b\ta\nsay \"hi\"\tx,y\n\tline\\nbreak\nok\tt\\tab\n"
+    );
+}
+
+#[test]
+fn tables_refuse_what_they_cannot_hold() {
+    let input = b"{\"a\":1}\n{\"a\":2,\"b\":3}\n{\"a\":4}\n5\n";
+    let o = run_with(&["run", "--as", "r", "r", "--output", "csv"], input);
+    assert_fails(
+        &o,
+        1,
+        "<stdin>:2: Type error: the result's field 'b' is not a column of the table",
+    );
+    assert_eq!(stdout(&o), "a\n1\n");
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--as",
+            "r",
+            "r",
+            "--output",
+            "csv",
+            "--on-error",
+            "skip",
+        ],
+        input,
+    );
+    assert_eq!(stdout(&o), "a\n1\n4\n");
+    let o = run_with(
+        &[
+            "run",
+            "--as",
+            "r",
+            "r",
+            "--output",
+            "csv",
+            "--on-error",
+            "skip",
+        ],
+        input,
+    );
+    assert!(
+        stderr(&o).contains("<stdin>:4: Type error: --output csv and tsv write objects"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("4 records in, 2 out, 2 errors"),
+        "{}",
+        stderr(&o)
+    );
+    // A null result is no row.
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--as",
+            "r",
+            "r.a > 1 ? r : null",
+            "--output",
+            "csv",
+            "--on-error",
+            "skip",
+        ],
+        input,
+    );
+    assert_eq!(stdout(&o), "a,b\n2,3\n4,\n");
+    let o = run(&["run", "--filter", "total > 1", "--output", "csv", &orders()]);
+    assert_fails(&o, 2, "--filter writes the records as they are");
+}
