@@ -482,7 +482,7 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
         out.write_all(&buf).map_err(Exit::from_stdout)?;
     }
     out.flush().map_err(Exit::from_stdout)?;
-    if !args.quiet {
+    if args.quiet < 2 {
         let plural =
             |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         eprint(&format!(

@@ -182,7 +182,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Exit> {
     written
         .and_then(|()| out.flush())
         .map_err(Exit::from_stdout)?;
-    if !args.quiet {
+    if args.quiet < 2 {
         eprint(&format!(
             "xpr: {count} records in, 1 out, {errors} errors, {:.2} s, {} integers beyond 2^53\n",
             started.elapsed().as_secs_f64(),
