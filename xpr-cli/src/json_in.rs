@@ -23,6 +23,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use xpr::{Key, Map, Value};
 
 use super::json_deep::{self, Top};
+use super::json_scan;
 
 /// 2^53: the largest magnitude below which every integer is an exact f64.
 const EXACT: u64 = 1 << 53;
@@ -47,6 +48,8 @@ pub struct Conv {
     /// Integers beyond 2^53 converted (and so rounded) so far.
     pub big_ints: u64,
     keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
+    /// The fast reader's stack of open containers, kept for reuse.
+    stack: Vec<u8>,
 }
 
 impl Default for Conv {
@@ -68,6 +71,7 @@ impl Conv {
             max_depth,
             big_ints: 0,
             keys: HashMap::default(),
+            stack: Vec::new(),
         }
     }
 
@@ -370,6 +374,27 @@ pub fn parse_fields(
         out.clear();
         out.resize(wanted.names.len(), None);
     }
+    let counted = conv.big_ints;
+    let mut stack = std::mem::take(&mut conv.stack);
+    let fast = json_scan::fields(text, wanted, out, conv, &mut stack);
+    conv.stack = stack;
+    if fast.is_ok() {
+        return Ok(());
+    }
+    // The full reader, from the start: what the fast path read is undone.
+    conv.big_ints = counted;
+    out.iter_mut().for_each(|v| *v = None);
+    parse_fields_full(text, wanted, out, conv)
+}
+
+/// [`parse_fields`] by serde_json alone (and [`json_deep`] past its
+/// depth), `out` already reset: what the fast path falls back to.
+pub(crate) fn parse_fields_full(
+    text: &str,
+    wanted: &Wanted,
+    out: &mut [Option<Value>],
+    conv: &mut Conv,
+) -> Result<(), JsonError> {
     let counted = conv.big_ints;
     let mut de = serde_json::Deserializer::from_str(text);
     match de

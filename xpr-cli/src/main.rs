@@ -27,6 +27,7 @@ mod input;
 mod json_deep;
 mod json_in;
 mod json_out;
+mod json_scan;
 mod run;
 mod sample;
 mod source;
