@@ -10,7 +10,7 @@
 
 use std::io;
 
-use xpr::{Map, Value};
+use xpr::{Key, Map, Value};
 use xpr_vm::function::Function;
 
 /// Where JSON text goes: a buffer that is handed on (to stdout, in
@@ -86,6 +86,30 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
 /// Whatever handing the text on returns.
 pub fn write_streamed(out: &mut Out<'_>, v: &Value, indent: Option<usize>) -> io::Result<()> {
     write_indented(out, v, indent)
+}
+
+/// Writes an object given as its members (keys distinct, in order) as
+/// compact JSON: the text [`write_streamed`] writes for the object they
+/// would make, without the object.
+///
+/// # Errors
+/// Whatever handing the text on returns.
+pub fn write_members<'v>(
+    out: &mut Out<'_>,
+    members: impl Iterator<Item = (&'v Key, &'v Value)>,
+) -> io::Result<()> {
+    out.buf.push(b'{');
+    let mut any = false;
+    for (k, v) in members {
+        if std::mem::replace(&mut any, true) {
+            out.buf.push(b',');
+        }
+        string(out, k)?;
+        out.buf.push(b':');
+        write_indented(out, v, None)?;
+    }
+    out.buf.push(b'}');
+    out.check()
 }
 
 fn newline(out: &mut Vec<u8>, indent: Option<usize>, level: usize) {

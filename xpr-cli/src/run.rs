@@ -16,7 +16,7 @@ use std::io::BufWriter;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use xpr::{Context, Error, Field, Key, Program, Value, Vm, render_error};
+use xpr::{Context, Error, Field, Key, Output, Program, Value, Vm, render_error};
 use xpr_schema::OutputSchema;
 
 use super::audit;
@@ -90,6 +90,10 @@ struct Job<'a> {
     /// `--output csv|tsv`: results are kept as values for the writer,
     /// which alone knows the table's header.
     table: bool,
+    /// Results are written as they come, an object literal's straight
+    /// from its fields (no schema, table, per-record audit or filter,
+    /// which keep the value).
+    direct: bool,
 }
 
 /// A worker's reusable state.
@@ -260,7 +264,11 @@ impl Job<'_> {
             }
             o.records += 1;
             w.ran = false;
-            let result = self.evaluate(chunk, r, text, w);
+            let result = if self.direct {
+                self.evaluate_direct(chunk, r, text, w, &mut o, spill)
+            } else {
+                self.evaluate(chunk, r, text, w).map(Some)
+            };
             if self.audit.is_some() && w.ran {
                 o.fuel += w.vm.fuel_used();
                 o.memory = o.memory.max(w.vm.peak_memory());
@@ -268,7 +276,8 @@ impl Job<'_> {
             // Where this record's result text starts in `o.out`, while it
             // was not handed on (the audit line copies it from there).
             let written = match &result {
-                Ok(v) if self.table => {
+                Ok(None) => None,
+                Ok(Some(v)) if self.table => {
                     // A null result is no row.
                     if !matches!(v, Value::Null) {
                         o.rows.push((r.line, v.clone()));
@@ -276,13 +285,18 @@ impl Job<'_> {
                     }
                     None
                 }
-                Ok(v) => self.write_result(&mut o, chunk.bytes(r), v, spill),
+                Ok(Some(v)) => self.write_result(&mut o, chunk.bytes(r), v, spill),
                 Err(_) => None,
             };
-            if self.audit_records {
+            let result = if self.audit_records {
+                // Never direct: the value is there.
+                let result = result.map(|v| v.unwrap_or(Value::Null));
                 self.audit_line(&mut o, w, &mut lines, &result, written, spill);
                 lines.next();
-            }
+                result.map(Some)
+            } else {
+                result
+            };
             let Err(failure) = result else {
                 continue;
             };
@@ -458,15 +472,55 @@ impl Job<'_> {
         }
     }
 
-    /// Evaluates the program on record `r`; `text` is the whole chunk's
-    /// data when it is valid UTF-8.
-    fn evaluate(
+    /// As [`Job::evaluate`], writing the result to `o.out` (an object
+    /// literal straight from its fields): `Ok(None)` once written, the
+    /// value where [`Job::write_result`] writes it (`--as`, `-r`).
+    fn evaluate_direct(
         &self,
         chunk: &Chunk,
         r: &Record,
         text: Option<&str>,
         w: &mut Worker,
-    ) -> Result<Value, Failure> {
+        o: &mut Outcome,
+        spill: &mut dyn FnMut(Stream, &[u8]),
+    ) -> Result<Option<Value>, Failure> {
+        if self.as_name.is_some() {
+            return self.evaluate(chunk, r, text, w).map(Some);
+        }
+        let record = self.record_text(chunk, r, text)?;
+        json_in::parse_fields(record, &self.wanted, &mut w.fields, &mut w.conv)
+            .map_err(|e| self.json_failure(&e))?;
+        let context = Fields {
+            names: self.wanted.names(),
+            values: &w.fields,
+        };
+        w.ran = true;
+        let fields = match self.program.run_fields_in(&mut w.vm, &context) {
+            Ok(Output::Fields(f)) => f,
+            Ok(Output::Value(v)) => return Ok(Some(v)),
+            Err(e) => return Err(Failure::Eval(e)),
+        };
+        let mut hand_on = |bytes: &[u8]| {
+            spill(Stream::Out, bytes);
+            Ok(())
+        };
+        let mut out = Out::new(&mut o.out, SPILL_BYTES, &mut hand_on);
+        // Handing on cannot fail here (`spill` ends the process on a write
+        // error).
+        let _ = json_out::write_members(&mut out, fields.iter());
+        o.out.push(b'\n');
+        o.outputs += 1;
+        Ok(None)
+    }
+
+    /// Record `r`'s text (`text` is the whole chunk's data when it is
+    /// valid UTF-8), or what is wrong with it.
+    fn record_text<'c>(
+        &self,
+        chunk: &'c Chunk,
+        r: &Record,
+        text: Option<&'c str>,
+    ) -> Result<&'c str, Failure> {
         match &r.problem {
             None => {}
             Some(Problem::TooLong) => {
@@ -479,15 +533,27 @@ impl Job<'_> {
             // Handled by `process`.
             Some(Problem::Unended) => return Err(Failure::Input(String::new())),
         }
-        let record = match text.and_then(|t| t.get(r.start..r.end)) {
-            Some(record) => record,
+        match text.and_then(|t| t.get(r.start..r.end)) {
+            Some(record) => Ok(record),
             None => std::str::from_utf8(chunk.bytes(r)).map_err(|e| {
                 Failure::Input(format!(
                     "invalid UTF-8 at byte {} of the record",
                     e.valid_up_to() + 1
                 ))
-            })?,
-        };
+            }),
+        }
+    }
+
+    /// Evaluates the program on record `r`; `text` is the whole chunk's
+    /// data when it is valid UTF-8.
+    fn evaluate(
+        &self,
+        chunk: &Chunk,
+        r: &Record,
+        text: Option<&str>,
+        w: &mut Worker,
+    ) -> Result<Value, Failure> {
+        let record = self.record_text(chunk, r, text)?;
         let value = match self.as_name {
             Some(name) => {
                 let record =
@@ -555,6 +621,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         )));
     }
     let schema = args.output.schema()?;
+    let schema_off = schema.is_none();
     let mut log = args.output.audit()?;
     let engine = args.guard.apply(args.limits.engine());
     let compiled = args.guard.compile(&engine, &args.expr);
@@ -587,6 +654,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         audit_records: args.audit_records,
         raw: args.raw,
         table: table.is_some(),
+        direct: schema_off && table.is_none() && !args.audit_records && !args.filter,
     };
     let mut writer = Writer {
         out: BufWriter::with_capacity(128 << 10, std::io::stdout()),
