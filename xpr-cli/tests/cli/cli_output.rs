@@ -186,3 +186,41 @@ fn tables_refuse_what_they_cannot_hold() {
     let o = run(&["run", "--filter", "total > 1", "--output", "csv", &orders()]);
     assert_fails(&o, 2, "--filter writes the records as they are");
 }
+
+// ------------------------------------- object results written from fields
+
+#[test]
+fn object_results_are_written_as_when_built() {
+    // Written straight from the literal's fields by default; built (and
+    // then written) when a schema, per-record audit lines or -r are on:
+    // the same text either way, errors included.
+    let input = concat!(
+        "{\"k\":\"a\\\"q\",\"x\":1,\"s\":\"\\u00e9\\n\"}\n",
+        "{\"k\":\"b\",\"x\":null,\"s\":[1,{\"z\":2}],\"t\":9007199254740993}\n",
+        "{\"k\":\"c\",\"x\":-0.5e3,\"s\":{}}\n",
+        "{\"k\":\"d\",\"x\":\"no\"}\n",
+    );
+    let expr = "x == \"no\" ? x * 2 : {k: k, s: s, n: x, e: {}, l: [x, {k: k}], k2: k + \"!\"}";
+    let schema = common::temp_file("any.schema.json", b"{}");
+    let audit = common::temp_file("direct.audit.jsonl", b"");
+    let base = ["run", "--on-error", "null", "-q", expr];
+    let direct = run_with(&base, input.as_bytes());
+    let want = concat!(
+        "{\"k\":\"a\\\"q\",\"s\":\"é\\n\",\"n\":1,\"e\":{},\"l\":[1,{\"k\":\"a\\\"q\"}],\"k2\":\"a\\\"q!\"}\n",
+        "{\"k\":\"b\",\"s\":[1,{\"z\":2}],\"n\":null,\"e\":{},\"l\":[null,{\"k\":\"b\"}],\"k2\":\"b!\"}\n",
+        "{\"k\":\"c\",\"s\":{},\"n\":-500,\"e\":{},\"l\":[-500,{\"k\":\"c\"}],\"k2\":\"c!\"}\n",
+        "null\n",
+    );
+    assert_eq!(stdout(&direct), want, "{}", stderr(&direct));
+    for extra in [
+        &["--output-schema", schema.as_str()][..],
+        &["--audit", audit.as_str(), "--audit-records"],
+        &["-r"],
+        &["--jobs", "2"],
+    ] {
+        let args: Vec<&str> = base.iter().copied().chain(extra.iter().copied()).collect();
+        let o = run_with(&args, input.as_bytes());
+        assert_eq!(stdout(&o), want, "{extra:?}: {}", stderr(&o));
+        assert_eq!(code(&o), code(&direct), "{extra:?}");
+    }
+}
