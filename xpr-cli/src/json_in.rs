@@ -34,6 +34,9 @@ const BEYOND_U64: f64 = 18_446_744_073_709_551_616.0;
 const INTERNED_KEYS: usize = 4096;
 /// ...each at most this long, in bytes.
 const INTERNED_KEY_BYTES: usize = 64;
+/// String values kept for reuse are at most this long, in bytes (as many
+/// as keys).
+const INTERNED_STRING_BYTES: usize = 24;
 
 /// Conversion state: the number policy, the depth limit, what it
 /// counted, and the object keys seen so far (records of one stream repeat
@@ -50,6 +53,10 @@ pub struct Conv {
     keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
     /// The fast reader's stack of open containers, kept for reuse.
     stack: Vec<u8>,
+    /// Short string values seen so far, shared as keys are (a field of
+    /// few distinct values, such as a code or a category, then costs no
+    /// allocation per record).
+    strings: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
 }
 
 impl Default for Conv {
@@ -72,6 +79,7 @@ impl Conv {
             big_ints: 0,
             keys: HashMap::default(),
             stack: Vec::new(),
+            strings: HashMap::default(),
         }
     }
 
@@ -103,6 +111,22 @@ impl Conv {
         let k = Key::from(s);
         if s.len() <= INTERNED_KEY_BYTES && self.keys.len() < INTERNED_KEYS {
             self.keys.insert(s.into(), k.clone());
+        }
+        k
+    }
+
+    /// The shared string for a string value `s` (the fast reader's), as
+    /// [`Conv::key`] with a tighter bound on length.
+    pub fn string(&mut self, s: &str) -> Key {
+        if s.len() > INTERNED_STRING_BYTES {
+            return Key::from(s);
+        }
+        if let Some(k) = self.strings.get(s) {
+            return k.clone();
+        }
+        let k = Key::from(s);
+        if self.strings.len() < INTERNED_KEYS {
+            self.strings.insert(s.into(), k.clone());
         }
         k
     }

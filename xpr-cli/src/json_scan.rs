@@ -119,6 +119,38 @@ static STRING_CLASS: [u8; 256] = {
     t
 };
 
+/// The position of the first byte from `pos` on that is special in a
+/// string (a quote, a backslash or a control character), or `b.len()`:
+/// eight bytes at a time (the zero-byte test on a word; its lowest flag
+/// is exact, higher ones may be false, so only the lowest is used).
+#[inline]
+fn plain_run(b: &[u8], mut pos: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = b.get(pos..pos + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w);
+        let quote = x ^ (ONES * u64::from(b'"'));
+        let slash = x ^ (ONES * u64::from(b'\\'));
+        let flags = (quote.wrapping_sub(ONES) & !quote)
+            | (slash.wrapping_sub(ONES) & !slash)
+            | (x.wrapping_sub(ONES * 0x20) & !x);
+        let flags = flags & HIGH;
+        if flags != 0 {
+            return pos + (flags.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&c) = b.get(pos) {
+        if STRING_CLASS[c as usize] != 0 {
+            return pos;
+        }
+        pos += 1;
+    }
+    pos
+}
+
 struct Scanner<'t> {
     b: &'t [u8],
     pos: usize,
@@ -159,22 +191,19 @@ impl Scanner<'_> {
     #[inline]
     fn plain_string(&mut self) -> Scan<(usize, usize)> {
         let start = self.pos;
-        while let Some(&c) = self.b.get(self.pos) {
-            match STRING_CLASS[c as usize] {
-                0 => self.pos += 1,
-                1 => {
-                    self.pos += 1;
-                    return Ok((start, self.pos - 1));
-                }
-                _ => return Err(Fallback),
-            }
+        self.pos = plain_run(self.b, self.pos);
+        if self.peek() == Some(b'"') {
+            self.pos += 1;
+            Ok((start, self.pos - 1))
+        } else {
+            Err(Fallback)
         }
-        Err(Fallback)
     }
 
     /// After the opening quote: skips a string, escapes checked for form.
     fn skip_string(&mut self) -> Scan<()> {
         loop {
+            self.pos = plain_run(self.b, self.pos);
             let c = self.next()?;
             match STRING_CLASS[c as usize] {
                 0 => {}
@@ -257,7 +286,7 @@ impl Scanner<'_> {
             b'"' => {
                 self.pos += 1;
                 let (a, z) = self.plain_string()?;
-                Ok(Value::String(text.get(a..z).ok_or(Fallback)?.into()))
+                Ok(Value::String(conv.string(text.get(a..z).ok_or(Fallback)?)))
             }
             b'n' => {
                 self.pos += 1;
@@ -447,7 +476,10 @@ mod tests {
         let mut full_out = vec![None; n];
         let full = parse_fields_full(text, wanted, &mut full_out, &mut full_conv);
         if fast.is_ok() {
-            assert!(full.is_ok(), "fast accepted what serde_json refuses: {text:?} {full:?}");
+            assert!(
+                full.is_ok(),
+                "fast accepted what serde_json refuses: {text:?} {full:?}"
+            );
             for (a, b) in fast_out.iter().zip(&full_out) {
                 assert!(same(a, b), "{text:?}: fast {a:?}, serde_json {b:?}");
             }
@@ -514,7 +546,11 @@ mod tests {
     ];
 
     fn gen_value(rng: &mut Rng, depth: usize, out: &mut String) {
-        let kind = if depth > 3 { rng.below(5) } else { rng.below(8) };
+        let kind = if depth > 3 {
+            rng.below(5)
+        } else {
+            rng.below(8)
+        };
         match kind {
             0 => out.push_str(pick(rng, &NUMBERS)),
             1 => {
@@ -570,8 +606,8 @@ mod tests {
             .collect();
         let at = *rng.pick(&cuts);
         let c = *rng.pick(&[
-            ',', ':', '{', '}', '[', ']', '"', '\\', 'x', '0', '-', '.', 'e', '\u{1}', '\t',
-            'u', 'n',
+            ',', ':', '{', '}', '[', ']', '"', '\\', 'x', '0', '-', '.', 'e', '\u{1}', '\t', 'u',
+            'n',
         ]);
         let mut s = String::with_capacity(text.len() + 4);
         match rng.below(4) {
@@ -624,6 +660,31 @@ mod tests {
     }
 
     #[test]
+    fn plain_runs_end_at_the_first_special_byte() {
+        let mut rng = Rng::new(7);
+        let bytes = [
+            b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xe9, 0xff, 0, b'!', b'#',
+        ];
+        for _ in 0..20_000 {
+            let len = rng.below(40);
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    if rng.chance(0.8) {
+                        b'x'
+                    } else {
+                        bytes[rng.below(bytes.len())]
+                    }
+                })
+                .collect();
+            let from = rng.below(len + 1);
+            let naive = (from..len)
+                .find(|&i| STRING_CLASS[b[i] as usize] != 0)
+                .unwrap_or(len);
+            assert_eq!(plain_run(&b, from), naive, "{b:?} from {from}");
+        }
+    }
+
+    #[test]
     fn agrees_on_edge_cases() {
         let wanted = Wanted::new(&[Key::from("a"), Key::from("b")]);
         for text in [
@@ -658,7 +719,11 @@ mod tests {
             compare(text, &wanted, true);
         }
         // Deep values: skipped without limit, wanted ones by serde_json.
-        let deep = format!("{{\"z\":{}1{},\"a\":2}}", "[".repeat(5000), "]".repeat(5000));
+        let deep = format!(
+            "{{\"z\":{}1{},\"a\":2}}",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
         assert!(compare(&deep, &wanted, false));
         let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
         assert!(!compare(&deep, &wanted, false));
@@ -668,8 +733,14 @@ mod tests {
     fn agrees_on_the_real_data_sets() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
         let sets: [(&str, &[&str]); 2] = [
-            ("flights-20k.ndjson", &["delay", "distance", "origin", "destination", "date"]),
-            ("earthquakes.ndjson", &["properties", "id", "type", "geometry"]),
+            (
+                "flights-20k.ndjson",
+                &["delay", "distance", "origin", "destination", "date"],
+            ),
+            (
+                "earthquakes.ndjson",
+                &["properties", "id", "type", "geometry"],
+            ),
         ];
         for (file, names) in sets {
             let Ok(text) = std::fs::read_to_string(dir.join(file)) else {
