@@ -19,6 +19,12 @@
 # (the machine is shared: compare CPU times, not wall times). Then the floors
 # of issue 7 and a check that every command kept the same number of lines.
 #
+# With the DuckDB CLI on PATH (`pip install duckdb-cli`) or named by
+# DUCKDB: W1 the filter above, W2 a projection, W3 a string transform and
+# W4 a group-by sum, xpr (default --jobs) against DuckDB on the same file,
+# with the floors of issue 18 (DuckDB uses >= 1.5x xpr's CPU time, and
+# more wall time).
+#
 # Usage: xpr-bench/cli.sh            (from anywhere)
 # Environment: LINES_TOTAL (default 400000), RUNS (default 1; each figure's
 # median over the runs is reported when > 1), XPR_BIN (skip the build, use this
@@ -201,6 +207,47 @@ if [[ "$audit_lines" != $(( records + 2 )) ]]; then
     echo "MISMATCH: --audit-records wrote $audit_lines lines for $records records (expected one each, a program and a summary line)"; status=1
 fi
 
+# DuckDB (issue 18): W1-W4 with xpr's default --jobs against the DuckDB CLI
+# reading the same file (`read_json_auto`, results COPYed to a JSON file),
+# the two commands of a workload back to back, RUNS rounds; the floors
+# check the median of the rounds' ratios (DuckDB / xpr, CPU and wall).
+duckdb_bin=${DUCKDB:-$(command -v duckdb || true)}
+declare -A DUCK_SQL XPR_ARGS
+XPR_ARGS[w1]="--filter|$expr"
+XPR_ARGS[w2]='|{route: origin + "-" + destination, late: delay > 60}'
+XPR_ARGS[w3]='|origin.lower() + " -> " + destination.lower()'
+XPR_ARGS[w4]='--group-by origin --agg|total: sum(distance)'
+from="read_json_auto('$input', format='newline_delimited')"
+DUCK_SQL[w1]="select * from $from where delay > 60 and distance > 1000"
+DUCK_SQL[w2]="select origin || '-' || destination as route, delay > 60 as late from $from"
+DUCK_SQL[w3]="select lower(origin) || ' -> ' || lower(destination) as s from $from"
+DUCK_SQL[w4]="select origin, sum(distance) as total from $from group by origin"
+declare -A DUCK_CPU DUCK_WALL
+if [[ -n "$duckdb_bin" ]]; then
+    echo
+    echo "Against DuckDB ($("$duckdb_bin" --version | cut -d' ' -f1); xpr with its default --jobs; medians of $runs rounds' ratios):"
+    for ((round = 0; round < runs; round++)); do
+        for w in w1 w2 w3 w4; do
+            flags=${XPR_ARGS[$w]%%|*}
+            # shellcheck disable=SC2086 # the flags are words
+            ONCE=1 measure "x_$w" "$xpr" run --quiet $flags "${XPR_ARGS[$w]#*|}"
+            ONCE=1 measure "d_$w" "$duckdb_bin" -c "COPY (${DUCK_SQL[$w]}) TO '$tmp/duck_$w.json' (FORMAT json)"
+            last() { local s=${SAMPLES[$1]%;}; s=${s##*;}; awk -v x="$s" -v k="$2" 'BEGIN { split(x, f, " "); print f[k] }'; }
+            DUCK_CPU[$w]+="$(awk -v a="$(last "d_$w" 1)" -v b="$(last "x_$w" 1)" 'BEGIN { print (b > 0 ? a / b : 0) }') "
+            DUCK_WALL[$w]+="$(awk -v a="$(last "d_$w" 2)" -v b="$(last "x_$w" 2)" 'BEGIN { print (b > 0 ? a / b : 0) }') "
+        done
+    done
+    for w in w1 w2 w3 w4; do
+        report "x_$w"; report "d_$w"
+        if [[ "$(wc -l < "$tmp/duck_$w.json")" != "${OUT_LINES[x_$w]}" ]]; then
+            echo "MISMATCH: $w: xpr wrote ${OUT_LINES[x_$w]} lines, DuckDB $(wc -l < "$tmp/duck_$w.json")"; status=1
+        fi
+    done
+else
+    echo
+    echo "DuckDB: not measured (no duckdb on PATH; pip install duckdb-cli, or set DUCKDB)"
+fi
+
 # Floors (issue 7), on CPU time because the machine is shared.
 cpu() { awk -v u="${USER[$1]}" -v s="${SYS[$1]}" 'BEGIN { printf "%.4f", u + s }'; }
 floor() { # label value op limit
@@ -231,6 +278,13 @@ floor "transform: --audit --audit-records CPU time / without" "$(ratio tran_rec)
 echo "  -     rounds' ratios: filter records $(ratio_list filt_rec); transform records $(ratio_list tran_rec)"
 awk -v a="$(cpu filt_rec)" -v b="$(cpu filt)" -v c="$(cpu tran_rec)" -v d="$(cpu tran)" -v n="$records" 'BEGIN {
     printf "  -     per-record audit lines add %.0f ns (filter) and %.0f ns (transform) of CPU time per record\n", (a - b) / n * 1e9, (c - d) / n * 1e9 }'
+if [[ -n "$duckdb_bin" ]]; then
+    median_of() { tr ' ' '\n' <<< "$1" | grep . | sort -g | awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'; }
+    for w in w1 w2 w3 w4; do
+        floor "${w^^}: DuckDB CPU time / xpr CPU time" "$(median_of "${DUCK_CPU[$w]}")" ">=" 1.5
+        floor "${w^^}: DuckDB wall time / xpr wall time" "$(median_of "${DUCK_WALL[$w]}")" ">=" 1
+    done
+fi
 for name in xpr_j1 xpr_j2; do
     if [[ "${RSS[$name]}" -ge 0 ]]; then
         floor "$name peak RSS (MB)" "$(awk -v m="${RSS[$name]}" 'BEGIN { print m / 1024 }')" "<=" 64

@@ -34,9 +34,10 @@ const BEYOND_U64: f64 = 18_446_744_073_709_551_616.0;
 const INTERNED_KEYS: usize = 4096;
 /// ...each at most this long, in bytes.
 const INTERNED_KEY_BYTES: usize = 64;
-/// String values kept for reuse are at most this long, in bytes (as many
-/// as keys).
+/// String values kept for reuse are at most this long, in bytes...
 const INTERNED_STRING_BYTES: usize = 24;
+/// ...in a cache of 2^this many slots.
+const STRING_SLOT_BITS: u32 = 10;
 
 /// Conversion state: the number policy, the depth limit, what it
 /// counted, and the object keys seen so far (records of one stream repeat
@@ -53,10 +54,11 @@ pub struct Conv {
     keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
     /// The fast reader's stack of open containers, kept for reuse.
     stack: Vec<u8>,
-    /// Short string values seen so far, shared as keys are (a field of
+    /// Short string values seen lately, shared as keys are (a field of
     /// few distinct values, such as a code or a category, then costs no
-    /// allocation per record).
-    strings: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
+    /// allocation per record): a direct-mapped cache of 2^10 slots, a
+    /// slot's string replaced on a miss.
+    strings: Vec<Option<Key>>,
 }
 
 impl Default for Conv {
@@ -79,7 +81,7 @@ impl Conv {
             big_ints: 0,
             keys: HashMap::default(),
             stack: Vec::new(),
-            strings: HashMap::default(),
+            strings: Vec::new(),
         }
     }
 
@@ -115,20 +117,32 @@ impl Conv {
         k
     }
 
-    /// The shared string for a string value `s` (the fast reader's), as
-    /// [`Conv::key`] with a tighter bound on length.
+    /// A string value `s` (the fast reader's): a short one shared with
+    /// the last one of the same text in its cache slot (cheaper than an
+    /// allocation; the slot is a hash of its first and last 8 bytes).
     pub fn string(&mut self, s: &str) -> Key {
-        if s.len() > INTERNED_STRING_BYTES {
+        let b = s.as_bytes();
+        if b.len() > INTERNED_STRING_BYTES {
             return Key::from(s);
         }
-        if let Some(k) = self.strings.get(s) {
-            return k.clone();
+        // Folded by hand: a copy of a variable length calls memcpy.
+        let word = |bytes: &[u8]| {
+            bytes
+                .iter()
+                .take(8)
+                .fold(0u64, |w, &c| (w << 8) | u64::from(c))
+        };
+        let h = (word(b) ^ word(&b[b.len().saturating_sub(8)..]).rotate_left(29) ^ b.len() as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = (h >> (64 - STRING_SLOT_BITS)) as usize;
+        if self.strings.is_empty() {
+            self.strings.resize(1 << STRING_SLOT_BITS, None);
         }
-        let k = Key::from(s);
-        if self.strings.len() < INTERNED_KEYS {
-            self.strings.insert(s.into(), k.clone());
+        match self.strings.get_mut(slot) {
+            Some(Some(k)) if **k == *s => k.clone(),
+            Some(entry) => entry.insert(Key::from(s)).clone(),
+            None => Key::from(s),
         }
-        k
     }
 
     fn big<E: de::Error>(&mut self, text: impl fmt::Display, n: f64) -> Result<Value, E> {
