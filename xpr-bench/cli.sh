@@ -208,9 +208,10 @@ if [[ "$audit_lines" != $(( records + 2 )) ]]; then
 fi
 
 # DuckDB (issue 18): W1-W4 with xpr's default --jobs against the DuckDB CLI
-# reading the same file (`read_json_auto`, results COPYed to a JSON file),
+# reading the same file (`read_json_auto`, results COPYed to stdout as JSON),
 # the two commands of a workload back to back, RUNS rounds; the floors
 # check the median of the rounds' ratios (DuckDB / xpr, CPU and wall).
+# The workload is `wl`: `measure` sets `w`.
 duckdb_bin=${DUCKDB:-$(command -v duckdb || true)}
 declare -A DUCK_SQL XPR_ARGS
 XPR_ARGS[w1]="--filter|$expr"
@@ -227,20 +228,20 @@ if [[ -n "$duckdb_bin" ]]; then
     echo
     echo "Against DuckDB ($("$duckdb_bin" --version | cut -d' ' -f1); xpr with its default --jobs; medians of $runs rounds' ratios):"
     for ((round = 0; round < runs; round++)); do
-        for w in w1 w2 w3 w4; do
-            flags=${XPR_ARGS[$w]%%|*}
+        for wl in w1 w2 w3 w4; do
+            flags=${XPR_ARGS[$wl]%%|*}
             # shellcheck disable=SC2086 # the flags are words
-            ONCE=1 measure "x_$w" "$xpr" run --quiet $flags "${XPR_ARGS[$w]#*|}"
-            ONCE=1 measure "d_$w" "$duckdb_bin" -c "COPY (${DUCK_SQL[$w]}) TO '$tmp/duck_$w.json' (FORMAT json)"
+            ONCE=1 measure "x_$wl" "$xpr" run --quiet $flags "${XPR_ARGS[$wl]#*|}"
+            ONCE=1 measure "d_$wl" "$duckdb_bin" -c "COPY (${DUCK_SQL[$wl]}) TO '/dev/stdout' (FORMAT json)"
             last() { local s=${SAMPLES[$1]%;}; s=${s##*;}; awk -v x="$s" -v k="$2" 'BEGIN { split(x, f, " "); print f[k] }'; }
-            DUCK_CPU[$w]+="$(awk -v a="$(last "d_$w" 1)" -v b="$(last "x_$w" 1)" 'BEGIN { print (b > 0 ? a / b : 0) }') "
-            DUCK_WALL[$w]+="$(awk -v a="$(last "d_$w" 2)" -v b="$(last "x_$w" 2)" 'BEGIN { print (b > 0 ? a / b : 0) }') "
+            DUCK_CPU[$wl]+="$(awk -v a="$(last "d_$wl" 1)" -v b="$(last "x_$wl" 1)" 'BEGIN { print (b > 0 ? a / b : 0) }') "
+            DUCK_WALL[$wl]+="$(awk -v a="$(last "d_$wl" 2)" -v b="$(last "x_$wl" 2)" 'BEGIN { print (b > 0 ? a / b : 0) }') "
         done
     done
-    for w in w1 w2 w3 w4; do
-        report "x_$w"; report "d_$w"
-        if [[ "$(wc -l < "$tmp/duck_$w.json")" != "${OUT_LINES[x_$w]}" ]]; then
-            echo "MISMATCH: $w: xpr wrote ${OUT_LINES[x_$w]} lines, DuckDB $(wc -l < "$tmp/duck_$w.json")"; status=1
+    for wl in w1 w2 w3 w4; do
+        report "x_$wl"; report "d_$wl"
+        if [[ "${OUT_LINES[d_$wl]}" != "${OUT_LINES[x_$wl]}" ]]; then
+            echo "MISMATCH: $wl: xpr wrote ${OUT_LINES[x_$wl]} lines, DuckDB ${OUT_LINES[d_$wl]}"; status=1
         fi
     done
 else
@@ -280,9 +281,9 @@ awk -v a="$(cpu filt_rec)" -v b="$(cpu filt)" -v c="$(cpu tran_rec)" -v d="$(cpu
     printf "  -     per-record audit lines add %.0f ns (filter) and %.0f ns (transform) of CPU time per record\n", (a - b) / n * 1e9, (c - d) / n * 1e9 }'
 if [[ -n "$duckdb_bin" ]]; then
     median_of() { tr ' ' '\n' <<< "$1" | grep . | sort -g | awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'; }
-    for w in w1 w2 w3 w4; do
-        floor "${w^^}: DuckDB CPU time / xpr CPU time" "$(median_of "${DUCK_CPU[$w]}")" ">=" 1.5
-        floor "${w^^}: DuckDB wall time / xpr wall time" "$(median_of "${DUCK_WALL[$w]}")" ">=" 1
+    for wl in w1 w2 w3 w4; do
+        floor "${wl^^}: DuckDB CPU time / xpr CPU time" "$(median_of "${DUCK_CPU[$wl]}")" ">=" 1.5
+        floor "${wl^^}: DuckDB wall time / xpr wall time" "$(median_of "${DUCK_WALL[$wl]}")" ">=" 1
     done
 fi
 for name in xpr_j1 xpr_j2; do
