@@ -107,18 +107,24 @@ impl Exec<'_> {
             macro_rules! arith {
                 ($op:tt, $slow:expr) => {{
                     let n = self.vm.stack.len();
-                    let fast = match self.vm.stack.get(n.saturating_sub(2)..) {
-                        Some([Value::Number(x), Value::Number(y)]) => Some(*x $op *y),
-                        _ => None,
-                    };
-                    match fast {
-                        Some(r) if r.is_finite() => {
-                            self.vm.stack.pop();
-                            if let Some(top) = self.vm.stack.last_mut() {
-                                *top = Value::Number(r);
+                    // The result is written over the left number in place
+                    // and the right one is forgotten (a number owns
+                    // nothing): no value is dropped or moved.
+                    let fast = match self.vm.stack.get_mut(n.saturating_sub(2)..) {
+                        Some([Value::Number(x), Value::Number(y)]) => {
+                            let r = *x $op *y;
+                            let finite = r.is_finite();
+                            if finite {
+                                *x = r;
                             }
+                            finite
                         }
-                        _ => $slow,
+                        _ => false,
+                    };
+                    if fast {
+                        std::mem::forget(self.vm.stack.pop());
+                    } else {
+                        $slow
                     }
                 }};
             }
@@ -149,8 +155,38 @@ impl Exec<'_> {
                             ip += 1;
                             charge!();
                             if r == keep {
-                                self.vm.stack.push(Value::Bool(r));
                                 ip = t as usize;
+                                // The kept value meets the next `&&` / `||`
+                                // (or the return) at the target: taken there
+                                // at once, each instruction charged in turn,
+                                // the value pushed only if it stays.
+                                loop {
+                                    match code.get(ip) {
+                                        Some(
+                                            &(Op::JumpIfTrueOrPop(t) | Op::JumpIfFalseOrPop(t)),
+                                        ) => {
+                                            let keep = matches!(
+                                                code.get(ip),
+                                                Some(Op::JumpIfTrueOrPop(_))
+                                            );
+                                            ip += 1;
+                                            charge!();
+                                            if r != keep {
+                                                break;
+                                            }
+                                            ip = t as usize;
+                                        }
+                                        Some(&Op::Return) => {
+                                            ip += 1;
+                                            charge!();
+                                            ret!(Value::Bool(r));
+                                        }
+                                        _ => {
+                                            self.vm.stack.push(Value::Bool(r));
+                                            break;
+                                        }
+                                    }
+                                }
                             }
                         }
                         Some(&Op::JumpIfFalse(t)) => {

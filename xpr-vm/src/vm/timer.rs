@@ -50,6 +50,13 @@ impl Timer {
         }
     }
 
+    /// Back to the state at the start of a run with these limits (as
+    /// [`Timer::new`]).
+    #[inline]
+    pub(super) fn reset(&mut self, cpu: Option<Duration>, wall: Option<Duration>) {
+        *self = Timer::new(cpu, wall);
+    }
+
     /// Whether a check now should read the clocks: a limit is set and the
     /// clocks have started or should (`fuel_used` reached [`START_FUEL`],
     /// or `host`: a host call is about to run or has just returned).
