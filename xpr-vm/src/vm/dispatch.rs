@@ -91,7 +91,9 @@ impl Exec<'_> {
                         Callee::Held(_) => (frame.base as usize).saturating_sub(1),
                         _ => frame.base as usize,
                     };
-                    self.vm.stack.truncate(bottom);
+                    if self.vm.stack.len() > bottom {
+                        self.vm.stack.truncate(bottom);
+                    }
                     if !matches!(frame.callee, Callee::Main) {
                         self.vm.leave();
                     }

@@ -100,7 +100,7 @@ impl Vm {
         b.depth = 0;
         b.call_depth = limits.call_depth;
         b.value_depth = limits.value_depth;
-        b.timer.reset(limits.timeout, limits.wall_ceiling());
+        b.timer.reset(limits.timeout, limits.wall_timeout);
         b.now = None;
         b.rng = match opts.random {
             Randomness::Disabled => Rng::Off,
