@@ -193,4 +193,39 @@ fn arithmetic_fast_paths_match_the_general_path() {
     );
     let e = run("n / 0", &map).0.unwrap_err();
     assert!(e.message().contains("Division by zero"), "{e}");
+    // A context number as the right operand (`x <op> name`): over a map
+    // (lent) and JSON (built), the same results, fuel and errors.
+    let json = serde_json::json!({"x": 6, "y": 4, "z": 0, "big": 1e308, "s": "t"});
+    let map = match Value::from_json(&json).expect("converts") {
+        Value::Object(o) => o.map().clone(),
+        _ => Map::default(),
+    };
+    for ctx in [&map as &dyn xpr_vm::Context, &json] {
+        let (r, fuel) = run("(x + y) * y - x / y", ctx);
+        assert_eq!(r.unwrap(), Value::Number(38.5));
+        assert_eq!(fuel, 10);
+        // `x`, `y`, `y`, `*`, `-`: one unit short of each operator, the
+        // error is that operator's (`y * y`, then the whole `-`).
+        let program = compile("x - y * y").expect("compiles");
+        for (fuel, at) in [(3, (4, 9)), (4, (0, 9))] {
+            let mut vm = Vm::new();
+            let mut tight = opts();
+            tight.limits.fuel = Some(fuel);
+            let e = vm.run(&program, ctx, &tight).unwrap_err();
+            assert_eq!(e.kind(), xpr_vm::ErrorKind::Fuel);
+            assert_eq!(vm.fuel_used(), fuel);
+            let sp = e.span().expect("a position");
+            assert_eq!((sp.start, sp.end), at);
+        }
+        let e = run("x / z", ctx).0.unwrap_err();
+        assert!(e.message().contains("Division by zero"), "{e}");
+        let sp = e.span().expect("a position");
+        assert_eq!((sp.start, sp.end), (0, 5));
+        let e = run("x * big", ctx).0.unwrap_err();
+        assert!(e.message().contains("is not a finite number"), "{e}");
+        let e = run("x + s", ctx).0.unwrap_err();
+        assert!(e.message().contains("cannot add number and string"), "{e}");
+        let e = run("s + x", ctx).0.unwrap_err();
+        assert!(e.message().contains("cannot add string and number"), "{e}");
+    }
 }

@@ -306,6 +306,32 @@ impl Exec<'_> {
                             }));
                             push_bool!(r);
                         } else {
+                            // `x <op> name` for two numbers (`a + b`,
+                            // `(a + b) * c`): computed on `x` in place,
+                            // `name` never pushed. The operator is charged
+                            // as if run in turn; anything else (not two
+                            // numbers, a result that is not finite) is left
+                            // to the instructions one by one.
+                            if let Some(&(o @ Op::Add | o @ Op::Sub | o @ Op::Mul | o @ Op::Div)) =
+                                code.get(ip)
+                                && let Value::Number(y) = *self.vm.found(found, g)
+                                && let Some(Value::Number(x)) = self.vm.stack.last()
+                            {
+                                let r = match o {
+                                    Op::Add => x + y,
+                                    Op::Sub => x - y,
+                                    Op::Mul => x * y,
+                                    _ => x / y,
+                                };
+                                if r.is_finite() {
+                                    ip += 1;
+                                    charge!();
+                                    if let Some(Value::Number(x)) = self.vm.stack.last_mut() {
+                                        *x = r;
+                                    }
+                                    continue;
+                                }
+                            }
                             // `name + "constant"` for a string `name`: the
                             // chain starts from its text, never pushed (or
                             // reference-counted).
