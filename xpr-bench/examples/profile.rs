@@ -6,7 +6,11 @@
 //! valgrind --tool=callgrind target/release/examples/profile a 100000 [nofuel]
 //! ```
 //!
-//! Cases: `a`, `a_exit`, `a_bind`, `a_typed`, `b`, `c`, `d`, `compile`, `pipeline`. Dividing the
+//! Cases: `a`, `a_exit`, `a_bind`, `a_typed`, `b`, `c`, `d`, `compile`, `pipeline`;
+//! `json_in` and `run_json` (case a's record as `serde_json` through
+//! `run_in` and `run_json`); `json_closure` and `json_closure_exit` (the
+//! hand-written `serde_json` closure of case a and a_exit, the reference
+//! the issue's floors name). Dividing the
 //! instruction count of N runs minus that of 0 runs by N gives the cost of
 //! one evaluation in instructions.
 
@@ -45,7 +49,20 @@ fn main() {
     });
     let mut vm = xpr::Vm::new();
     let (src, record) = match case.as_str() {
-        "a" | "a_bind" | "a_typed" | "compile" => (PREDICATE, booking().to_json()),
+        "json_closure" | "json_closure_exit" => {
+            let record = if case == "json_closure" {
+                booking().to_json()
+            } else {
+                booking_early_exit().to_json()
+            };
+            for _ in 0..n {
+                black_box(xpr_bench::predicate_json(black_box(&record)));
+            }
+            return;
+        }
+        "a" | "a_bind" | "a_typed" | "compile" | "json_in" | "run_json" => {
+            (PREDICATE, booking().to_json())
+        }
         "a_exit" => (PREDICATE, booking_early_exit().to_json()),
         "b" => (
             FILTER_MAP,
@@ -83,6 +100,19 @@ fn main() {
         for i in 0..n {
             if let Some(o) = objects.get(i % objects.len().max(1)) {
                 black_box(program.run_in(&mut vm, *o).is_ok());
+            }
+        }
+        return;
+    }
+    if case == "json_in" || case == "run_json" {
+        let Some(object) = record.as_object() else {
+            return;
+        };
+        for _ in 0..n {
+            if case == "json_in" {
+                black_box(program.run_in(&mut vm, black_box(object)).is_ok());
+            } else {
+                black_box(program.run_json(black_box(&record)).is_ok());
             }
         }
         return;

@@ -42,6 +42,27 @@ def test_results_are_native_values_as_json_loads_reads_them():
     assert type(got[10]) is float
 
 
+def test_object_literal_results_are_the_same_dicts_read_from_their_fields():
+    # evaluate() hands an object literal result over as its fields (no map
+    # built): same keys in the same order, same values, as evaluate_many
+    # (which builds the object) gives.
+    ctx = {"o": "LHR", "d": "JFK", "delay": 75, "xs": [1, 2]}
+    for src in [
+        '{route: o + "-" + d, late: delay > 60}',
+        "{b: 1, a: xs, c: {z: xs.map(x => {x: x})}}",
+        "{a: 1, a: 2, b: 3}",
+        "{...{a: 1}, b: 2}",
+        "delay > 60 ? {late: true} : null",
+    ]:
+        p = xpr_rs.compile(src)
+        one = p.evaluate(ctx)
+        [many] = p.evaluate_many([ctx])
+        assert one == many and list(one) == list(many), src
+    assert list(xpr_rs.compile("{b: 1, a: 2}").evaluate()) == ["b", "a"]
+    with pytest.raises(xpr_rs.XprMemoryError):
+        xpr_rs.compile("{a: o.repeat(100), b: 1}", max_memory=50).evaluate(ctx)
+
+
 def test_functions_and_regexes_have_no_python_value():
     with pytest.raises(xpr_rs.XprTypeError, match="cannot convert function"):
         xpr_rs.compile("x => x").evaluate()

@@ -139,6 +139,19 @@ impl Limits {
     }
 }
 
+impl Clock {
+    /// Whether `self` and `other` read the same time: the same variant,
+    /// the same fixed instant (bit for bit) or the same function.
+    pub(crate) fn same(&self, other: &Clock) -> bool {
+        match (self, other) {
+            (Clock::System, Clock::System) | (Clock::Disabled, Clock::Disabled) => true,
+            (Clock::Fixed(a), Clock::Fixed(b)) => a.to_bits() == b.to_bits(),
+            (Clock::Custom(a), Clock::Custom(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
 /// What `now()` returns (read at most once per run).
 #[derive(Clone, Default)]
 pub enum Clock {
@@ -174,6 +187,11 @@ impl CancelHandle {
     /// A handle not yet cancelled.
     pub fn new() -> Self {
         CancelHandle::default()
+    }
+
+    /// Whether both are the same handle (cancelling one cancels the other).
+    pub(crate) fn same(&self, other: &CancelHandle) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     /// Requests cancellation of every run using this handle (from any thread).

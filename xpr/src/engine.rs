@@ -669,13 +669,13 @@ impl Program {
     /// A result of the wrong type, when results are checked, as an error.
     #[inline]
     fn checked(&self, result: Result<Value, Error>) -> Result<Value, Error> {
-        match (self.check_result, self.expected, result) {
-            (true, Some(want), Ok(v)) if ValueType::of(&v) != want => {
-                Err(expect::mismatch(want, ValueType::of(&v), self.root, false))
-            }
-            (_, _, Err(e)) => Err(self.nulls.name_operand(e)),
-            (_, _, result) => result,
+        if self.check_result
+            && let (Some(want), Ok(v)) = (self.expected, &result)
+            && ValueType::of(v) != want
+        {
+            return Err(expect::mismatch(want, ValueType::of(v), self.root, false));
         }
+        result.map_err(|e| self.nulls.name_operand(e))
     }
 
     /// The program for results of type `expected`: refused now when the

@@ -199,28 +199,17 @@ impl<'a> Groups<'a> {
                     }
                     0
                 }
-                (State::First(f), v) => {
-                    if f.as_ref().is_none_or(|(r, _)| record < *r) {
+                (State::First(held), v) | (State::Last(held), v) => {
+                    let first = matches!(agg.kind, Kind::First);
+                    let replaces = held
+                        .as_ref()
+                        .is_none_or(|(r, _)| if first { record < *r } else { record > *r });
+                    if replaces {
                         let v = v.clone().unwrap_or(Value::Null);
                         // The value it replaces is given back.
-                        let before = f.as_ref().map_or(0, |(_, old)| old.logical_size());
+                        let before = held.as_ref().map_or(0, |(_, old)| old.logical_size());
                         let size = v.logical_size();
-                        *f = Some((record, v));
-                        if before > size {
-                            self.bytes.fetch_sub(before - size, Ordering::Relaxed);
-                        }
-                        size.saturating_sub(before)
-                    } else {
-                        0
-                    }
-                }
-                (State::Last(l), v) => {
-                    if l.as_ref().is_none_or(|(r, _)| record > *r) {
-                        let v = v.clone().unwrap_or(Value::Null);
-                        // The value it replaces is given back.
-                        let before = l.as_ref().map_or(0, |(_, old)| old.logical_size());
-                        let size = v.logical_size();
-                        *l = Some((record, v));
+                        *held = Some((record, v));
                         if before > size {
                             self.bytes.fetch_sub(before - size, Ordering::Relaxed);
                         }

@@ -120,3 +120,112 @@ fn simple_callbacks_match_general_ones() {
     let e = Vm::new().run(&program, &(), &o).unwrap_err();
     assert!(e.message().contains("fuel"), "{e}");
 }
+
+/// `(A || B) && (C || D)`: a comparison's result taken by the jump after
+/// it, and by the `&&` / `||` or the return it jumps to, is charged one
+/// unit per instruction in turn. The instructions each truth assignment
+/// runs (listing: 0 A, 1 ==, 2 ||, 3 B, 4 ==, 5 &&, 6 C, 7 >=, 8 ||, 9 D,
+/// 10 ==, 11 return): A and C: 0-2, 5-8, 11 (8); A, not C: 10; not A, B
+/// and C: 10; not A, B, not C: 12; neither A nor B: 0-5, 11 (7). Each
+/// run succeeds with exactly that fuel and fails for one unit less, at
+/// the return, the last instruction it runs.
+#[test]
+fn logic_chains_are_charged_per_instruction() {
+    let src = r#"(o == "MOW" || c == "RU") && (v >= 100 || n == 1)"#;
+    let program = compile(src).expect("compiles");
+    let cases = [
+        // (o, c, v, n, result, fuel)
+        ("MOW", "FR", 150, 2, true, 8),
+        ("MOW", "FR", 50, 1, true, 10),
+        ("MOW", "FR", 50, 2, false, 10),
+        ("LED", "RU", 150, 2, true, 10),
+        ("LED", "RU", 50, 1, true, 12),
+        ("LED", "RU", 50, 2, false, 12),
+        ("LED", "FR", 150, 1, false, 7),
+    ];
+    for (o, c, v, n, want, fuel) in cases {
+        let json = serde_json::json!({"o": o, "c": c, "v": v, "n": n});
+        let map = match Value::from_json(&json).expect("converts") {
+            Value::Object(obj) => obj.map().clone(),
+            _ => Map::default(),
+        };
+        for ctx in [&map as &dyn xpr_vm::Context, &json] {
+            let mut vm = Vm::new();
+            let r = vm.run(&program, ctx, &opts());
+            assert_eq!(r.unwrap(), Value::Bool(want), "{json}");
+            assert_eq!(vm.fuel_used(), fuel, "{json}");
+            let mut tight = opts();
+            tight.limits.fuel = Some(fuel - 1);
+            let e = vm.run(&program, ctx, &tight).unwrap_err();
+            assert_eq!(e.kind(), xpr_vm::ErrorKind::Fuel, "{json}");
+            assert_eq!(vm.fuel_used(), fuel - 1, "{json}");
+            // Every run ends with the return: the unit it could not pay
+            // is the return's, at the whole expression.
+            let sp = e.span().expect("a position");
+            assert_eq!(
+                (sp.start as usize, sp.end as usize),
+                (0, src.len()),
+                "{json}"
+            );
+        }
+    }
+}
+
+/// Arithmetic on two numbers runs in place; anything else (a string, a
+/// result that is not finite) takes the general path with its errors.
+#[test]
+fn arithmetic_fast_paths_match_the_general_path() {
+    let (map, _) = contexts();
+    let (r, fuel) = run("(n + 1) * n - n / 2 % 2", &map);
+    assert_eq!(r.unwrap(), Value::Number(10.5));
+    assert_eq!(fuel, 12);
+    let (r, _) = run("let x = 2; let y = x * x; y + x - y * x", &map);
+    assert_eq!(r.unwrap(), Value::Number(-2.0));
+    let e = run("n * 1e308", &map).0.unwrap_err();
+    assert!(e.message().contains("is not a finite number"), "{e}");
+    let sp = e.span().expect("a position");
+    assert_eq!((sp.start, sp.end), (0, 9));
+    let e = run("n - a", &map).0.unwrap_err();
+    assert!(
+        e.message()
+            .contains("operator '-' requires numbers, got number and string"),
+        "{e}"
+    );
+    let e = run("n / 0", &map).0.unwrap_err();
+    assert!(e.message().contains("Division by zero"), "{e}");
+    // A context number as the right operand (`x <op> name`): over a map
+    // (lent) and JSON (built), the same results, fuel and errors.
+    let json = serde_json::json!({"x": 6, "y": 4, "z": 0, "big": 1e308, "s": "t"});
+    let map = match Value::from_json(&json).expect("converts") {
+        Value::Object(o) => o.map().clone(),
+        _ => Map::default(),
+    };
+    for ctx in [&map as &dyn xpr_vm::Context, &json] {
+        let (r, fuel) = run("(x + y) * y - x / y", ctx);
+        assert_eq!(r.unwrap(), Value::Number(38.5));
+        assert_eq!(fuel, 10);
+        // `x`, `y`, `y`, `*`, `-`: one unit short of each operator, the
+        // error is that operator's (`y * y`, then the whole `-`).
+        let program = compile("x - y * y").expect("compiles");
+        for (fuel, at) in [(3, (4, 9)), (4, (0, 9))] {
+            let mut vm = Vm::new();
+            let mut tight = opts();
+            tight.limits.fuel = Some(fuel);
+            let e = vm.run(&program, ctx, &tight).unwrap_err();
+            assert_eq!(e.kind(), xpr_vm::ErrorKind::Fuel);
+            assert_eq!(vm.fuel_used(), fuel);
+            let sp = e.span().expect("a position");
+            assert_eq!((sp.start, sp.end), at);
+        }
+        let e = run("x / z", ctx).0.unwrap_err();
+        assert!(e.message().contains("Division by zero"), "{e}");
+        let sp = e.span().expect("a position");
+        assert_eq!((sp.start, sp.end), (0, 5));
+        let e = run("x * big", ctx).0.unwrap_err();
+        assert!(e.message().contains("is not a finite number"), "{e}");
+        let e = run("x + s", ctx).0.unwrap_err();
+        assert!(e.message().contains("cannot add number and string"), "{e}");
+        let e = run("s + x", ctx).0.unwrap_err();
+        assert!(e.message().contains("cannot add string and number"), "{e}");
+    }
+}

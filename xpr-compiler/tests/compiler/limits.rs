@@ -350,6 +350,74 @@ fn random_and_now_follow_the_options() {
     assert!(Vm::new().run(&program, &(), &o).is_err());
 }
 
+/// One VM run again with other options takes each of them, although a
+/// run's set-up copies a shared handle (cancellation, clock, stopwatch)
+/// only when it differs from the last run's.
+#[test]
+fn a_kept_vm_takes_each_run_s_options() {
+    let program = compile("now()").unwrap();
+    let mut vm = Vm::new();
+    let mut o = RunOptions {
+        limits: Limits::unlimited(),
+        clock: xpr_vm::Clock::Fixed(1000.0),
+        ..RunOptions::default()
+    };
+    assert_eq!(vm.run(&program, &(), &o).unwrap(), Value::Number(1000.0));
+    o.clock = xpr_vm::Clock::Fixed(2000.0);
+    assert_eq!(vm.run(&program, &(), &o).unwrap(), Value::Number(2000.0));
+    let first: Arc<dyn Fn() -> f64 + Send + Sync> = Arc::new(|| 3000.0);
+    let second: Arc<dyn Fn() -> f64 + Send + Sync> = Arc::new(|| 4000.0);
+    o.clock = xpr_vm::Clock::Custom(first);
+    assert_eq!(vm.run(&program, &(), &o).unwrap(), Value::Number(3000.0));
+    o.clock = xpr_vm::Clock::Custom(second);
+    assert_eq!(vm.run(&program, &(), &o).unwrap(), Value::Number(4000.0));
+    o.clock = xpr_vm::Clock::Disabled;
+    assert!(vm.run(&program, &(), &o).is_err());
+    // A new handle, cancelled, after one that is not; then none.
+    let idle = CancelHandle::new();
+    o.clock = xpr_vm::Clock::Fixed(1.0);
+    o.cancel = Some(idle.clone());
+    assert!(vm.run(&program, &(), &o).is_ok());
+    let cancelled = CancelHandle::new();
+    cancelled.cancel();
+    o.cancel = Some(cancelled);
+    let e = vm.run(&program, &(), &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Cancelled);
+    o.cancel = None;
+    assert!(vm.run(&program, &(), &o).is_ok());
+    // The same handle, cancelled between two runs.
+    o.cancel = Some(idle.clone());
+    assert!(vm.run(&program, &(), &o).is_ok());
+    idle.cancel();
+    let e = vm.run(&program, &(), &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Cancelled);
+    // A stopwatch without clocks, then the system's: a timeout of zero
+    // cannot be checked without a clock, and is with one.
+    #[derive(Debug)]
+    struct Blind;
+    impl Stopwatch for Blind {
+        fn wall(&self) -> Option<Duration> {
+            None
+        }
+        fn thread_cpu(&self) -> Option<Duration> {
+            None
+        }
+    }
+    let spin = compile("range(100000).map(i => i).length").unwrap();
+    let mut o = RunOptions {
+        limits: Limits {
+            timeout: Some(Duration::ZERO),
+            ..Limits::unlimited()
+        },
+        stopwatch: Some(Arc::new(Blind)),
+        ..RunOptions::default()
+    };
+    assert!(vm.run(&spin, &(), &o).is_ok());
+    o.stopwatch = Some(Arc::new(SystemStopwatch));
+    let e = vm.run(&spin, &(), &o).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+}
+
 #[test]
 fn context_is_never_modified() {
     let ctx = serde_json::json!({"items": [3, 1, 2], "o": {"a": 1}});

@@ -91,7 +91,9 @@ impl Exec<'_> {
                         Callee::Held(_) => (frame.base as usize).saturating_sub(1),
                         _ => frame.base as usize,
                     };
-                    self.vm.stack.truncate(bottom);
+                    if self.vm.stack.len() > bottom {
+                        self.vm.stack.truncate(bottom);
+                    }
                     if !matches!(frame.callee, Callee::Main) {
                         self.vm.leave();
                     }
@@ -107,18 +109,24 @@ impl Exec<'_> {
             macro_rules! arith {
                 ($op:tt, $slow:expr) => {{
                     let n = self.vm.stack.len();
-                    let fast = match self.vm.stack.get(n.saturating_sub(2)..) {
-                        Some([Value::Number(x), Value::Number(y)]) => Some(*x $op *y),
-                        _ => None,
-                    };
-                    match fast {
-                        Some(r) if r.is_finite() => {
-                            self.vm.stack.pop();
-                            if let Some(top) = self.vm.stack.last_mut() {
-                                *top = Value::Number(r);
+                    // The result is written over the left number in place
+                    // and the right one is forgotten (a number owns
+                    // nothing): no value is dropped or moved.
+                    let fast = match self.vm.stack.get_mut(n.saturating_sub(2)..) {
+                        Some([Value::Number(x), Value::Number(y)]) => {
+                            let r = *x $op *y;
+                            let finite = r.is_finite();
+                            if finite {
+                                *x = r;
                             }
+                            finite
                         }
-                        _ => $slow,
+                        _ => false,
+                    };
+                    if fast {
+                        std::mem::forget(self.vm.stack.pop());
+                    } else {
+                        $slow
                     }
                 }};
             }
@@ -149,8 +157,38 @@ impl Exec<'_> {
                             ip += 1;
                             charge!();
                             if r == keep {
-                                self.vm.stack.push(Value::Bool(r));
                                 ip = t as usize;
+                                // The kept value meets the next `&&` / `||`
+                                // (or the return) at the target: taken there
+                                // at once, each instruction charged in turn,
+                                // the value pushed only if it stays.
+                                loop {
+                                    match code.get(ip) {
+                                        Some(
+                                            &(Op::JumpIfTrueOrPop(t) | Op::JumpIfFalseOrPop(t)),
+                                        ) => {
+                                            let keep = matches!(
+                                                code.get(ip),
+                                                Some(Op::JumpIfTrueOrPop(_))
+                                            );
+                                            ip += 1;
+                                            charge!();
+                                            if r != keep {
+                                                break;
+                                            }
+                                            ip = t as usize;
+                                        }
+                                        Some(&Op::Return) => {
+                                            ip += 1;
+                                            charge!();
+                                            ret!(Value::Bool(r));
+                                        }
+                                        _ => {
+                                            self.vm.stack.push(Value::Bool(r));
+                                            break;
+                                        }
+                                    }
+                                }
                             }
                         }
                         Some(&Op::JumpIfFalse(t)) => {
@@ -268,6 +306,32 @@ impl Exec<'_> {
                             }));
                             push_bool!(r);
                         } else {
+                            // `x <op> name` for two numbers (`a + b`,
+                            // `(a + b) * c`): computed on `x` in place,
+                            // `name` never pushed. The operator is charged
+                            // as if run in turn; anything else (not two
+                            // numbers, a result that is not finite) is left
+                            // to the instructions one by one.
+                            if let Some(&(o @ Op::Add | o @ Op::Sub | o @ Op::Mul | o @ Op::Div)) =
+                                code.get(ip)
+                                && let Value::Number(y) = *self.vm.found(found, g)
+                                && let Some(Value::Number(x)) = self.vm.stack.last()
+                            {
+                                let r = match o {
+                                    Op::Add => x + y,
+                                    Op::Sub => x - y,
+                                    Op::Mul => x * y,
+                                    _ => x / y,
+                                };
+                                if r.is_finite() {
+                                    ip += 1;
+                                    charge!();
+                                    if let Some(Value::Number(x)) = self.vm.stack.last_mut() {
+                                        *x = r;
+                                    }
+                                    continue;
+                                }
+                            }
                             // `name + "constant"` for a string `name`: the
                             // chain starts from its text, never pushed (or
                             // reference-counted).

@@ -2,16 +2,16 @@
 //! main frame pushed), the run, the stacks cleared after it; and what the
 //! VM reports of the last run.
 
-use super::budget::{Budget, CHUNK};
+use std::sync::Arc;
+
+use super::budget::CHUNK;
 use super::errors::cancelled;
 use super::runtime::Rng;
-use super::{Callee, Exec, Frame, Vm, timer};
+use super::{Callee, Exec, Frame, Vm};
 use crate::context::Context;
 use crate::error::Error;
 use crate::limits::{Limits, Randomness, RunOptions};
 use crate::program::Program;
-use std::sync::Arc;
-
 use crate::value::{Key, Map, Object, Value};
 
 impl Vm {
@@ -110,32 +110,51 @@ impl Vm {
         })
     }
 
+    /// Sets the budgets up for a run: the counters are set afresh, the
+    /// limits copied; the options' shared handles (cancellation, clocks) are
+    /// cloned only when they differ from the last run's, so a VM run again
+    /// with the same options touches no reference count.
     fn reset(&mut self, limits: &Limits, opts: &RunOptions) {
         self.stack.clear();
         self.frames.clear();
         self.marks.clear();
         let fuel = limits.fuel.unwrap_or(u64::MAX);
         let first = fuel.min(CHUNK);
-        self.budget = Budget {
-            fuel_left: fuel - first,
-            tick: first,
-            fuel_start: fuel,
-            memory_used: 0,
-            memory_limit: limits.memory,
-            depth: 0,
-            call_depth: limits.call_depth,
-            value_depth: limits.value_depth,
-            timer: timer::Timer::new(limits.timeout, limits.wall_ceiling()),
-            stopwatch: opts.stopwatch.clone(),
-            cancel: opts.cancel.clone(),
-            now: None,
-            rng: match opts.random {
-                Randomness::Entropy => Rng::Entropy,
-                Randomness::Seeded(s) => Rng::On(s ^ 0x9E37_79B9_7F4A_7C15),
-                Randomness::Disabled => Rng::Off,
-            },
+        let b = &mut self.budget;
+        b.fuel_left = fuel - first;
+        b.tick = first;
+        b.fuel_start = fuel;
+        b.memory_used = 0;
+        b.memory_limit = limits.memory;
+        b.depth = 0;
+        b.call_depth = limits.call_depth;
+        b.value_depth = limits.value_depth;
+        b.timer.reset(limits.timeout, limits.wall_timeout);
+        b.now = None;
+        b.rng = match opts.random {
+            Randomness::Disabled => Rng::Off,
+            Randomness::Entropy => Rng::Entropy,
+            Randomness::Seeded(s) => Rng::On(s ^ 0x9E37_79B9_7F4A_7C15),
         };
-        self.clock = opts.clock.clone();
+        let same_stopwatch = match (&b.stopwatch, &opts.stopwatch) {
+            (None, None) => true,
+            (Some(a), Some(o)) => Arc::ptr_eq(a, o),
+            _ => false,
+        };
+        if !same_stopwatch {
+            b.stopwatch = opts.stopwatch.clone();
+        }
+        let same_cancel = match (&b.cancel, &opts.cancel) {
+            (None, None) => true,
+            (Some(a), Some(o)) => a.same(o),
+            _ => false,
+        };
+        if !same_cancel {
+            b.cancel = opts.cancel.clone();
+        }
+        if !self.clock.same(&opts.clock) {
+            self.clock = opts.clock.clone();
+        }
     }
 
     /// Fuel units the last (or current) run used.

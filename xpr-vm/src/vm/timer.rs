@@ -18,6 +18,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, ErrorKind};
+use crate::limits::WallCeiling;
 use crate::stopwatch::Stopwatch;
 
 /// Fuel a run may use before its clocks start (sixteen refills).
@@ -28,7 +29,11 @@ pub(super) const START_FUEL: u64 = 16 * 1024;
 pub(super) struct Timer {
     /// CPU budget.
     cpu: Option<Duration>,
-    /// Wall-clock ceiling.
+    /// The wall-clock ceiling as configured: resolved against `cpu` into
+    /// `wall` when the clocks start (the multiplication costs a run that
+    /// never starts them nothing).
+    ceiling: WallCeiling,
+    /// Wall-clock ceiling, once the clocks have started.
     wall: Option<Duration>,
     /// The wall reading at the start.
     start: Option<Duration>,
@@ -40,14 +45,22 @@ pub(super) struct Timer {
 
 impl Timer {
     /// The state at the start of a run with these limits.
-    pub(super) fn new(cpu: Option<Duration>, wall: Option<Duration>) -> Self {
+    pub(super) fn new(cpu: Option<Duration>, ceiling: WallCeiling) -> Self {
         Timer {
             cpu,
-            wall,
+            ceiling,
+            wall: None,
             start: None,
             base: None,
             next_cpu: Duration::ZERO,
         }
+    }
+
+    /// Back to the state at the start of a run with these limits (as
+    /// [`Timer::new`]).
+    #[inline]
+    pub(super) fn reset(&mut self, cpu: Option<Duration>, ceiling: WallCeiling) {
+        *self = Timer::new(cpu, ceiling);
     }
 
     /// Whether a check now should read the clocks: a limit is set and the
@@ -55,7 +68,8 @@ impl Timer {
     /// or `host`: a host call is about to run or has just returned).
     #[inline]
     pub(super) fn due(&self, fuel_used: u64, host: bool) -> bool {
-        (self.cpu.is_some() || self.wall.is_some())
+        // A ceiling resolves to none when set to follow an absent timeout.
+        (self.cpu.is_some() || matches!(self.ceiling, WallCeiling::After(_)))
             && (self.start.is_some() || host || fuel_used >= START_FUEL)
     }
 
@@ -73,6 +87,7 @@ impl Timer {
             Some(start) => start,
             None => {
                 self.start = Some(now);
+                self.wall = self.ceiling.resolve(self.cpu);
                 if let Some(cpu) = self.cpu {
                     self.base = clock.thread_cpu();
                     self.next_cpu = cpu;
@@ -176,6 +191,31 @@ mod tests {
         }
     }
 
+    /// A timer with ceiling `wall` (none: no ceiling).
+    fn timer(cpu: Option<Duration>, wall: Option<Duration>) -> Timer {
+        Timer::new(cpu, wall.map_or(WallCeiling::Off, WallCeiling::After))
+    }
+
+    /// The ceiling that follows the timeout is resolved when the clocks
+    /// start: ten times the CPU budget, none without one.
+    #[test]
+    fn a_ceiling_following_the_timeout_is_resolved_at_the_start() {
+        assert!(!Timer::new(None, WallCeiling::Auto).due(u64::MAX, true));
+        let clock = Fake {
+            no_cpu: true,
+            ..Fake::default()
+        };
+        let mut t = Timer::new(ms(100), WallCeiling::Auto);
+        assert!(t.due(START_FUEL, false));
+        assert!(t.check(&clock).is_ok());
+        clock.pass(999_000, 0);
+        // No CPU clock: wall time stands for CPU time, so the CPU budget is
+        // the one spent; the ceiling is what `wall` says.
+        assert_eq!(t.wall, ms(1000));
+        let e = t.check(&clock).unwrap_err();
+        assert_eq!(e.message(), "Expression timeout exceeded");
+    }
+
     fn ms(n: u64) -> Option<Duration> {
         Some(Duration::from_millis(n))
     }
@@ -197,12 +237,12 @@ mod tests {
 
     #[test]
     fn the_clocks_start_after_some_fuel_or_at_a_host_call() {
-        assert!(!Timer::new(None, None).due(u64::MAX, true));
-        let mut t = Timer::new(ms(100), None);
+        assert!(!timer(None, None).due(u64::MAX, true));
+        let mut t = timer(ms(100), None);
         assert!(!t.due(START_FUEL - 1, false));
         assert!(t.due(START_FUEL, false));
         assert!(t.due(0, true));
-        assert!(Timer::new(None, ms(1000)).due(0, true));
+        assert!(timer(None, ms(1000)).due(0, true));
         let clock = Fake::default();
         t.check(&clock).unwrap();
         assert!(t.due(0, false), "started");
@@ -213,7 +253,7 @@ mod tests {
     #[test]
     fn an_idle_machine_reads_the_cpu_clock_twice() {
         let clock = Fake::default();
-        let mut t = Timer::new(ms(100), ms(1000));
+        let mut t = timer(ms(100), ms(1000));
         let (e, wall) = run_until_error(&mut t, &clock, 5, 1.0);
         assert_eq!(e.kind(), ErrorKind::Timeout);
         assert_eq!(e.message(), "Expression timeout exceeded");
@@ -227,7 +267,7 @@ mod tests {
         // A thread getting a quarter of a core: 100 ms of CPU take 400 ms
         // of wall time, inside the 1 s ceiling.
         let clock = Fake::default();
-        let mut t = Timer::new(ms(100), ms(1000));
+        let mut t = timer(ms(100), ms(1000));
         let (e, wall) = run_until_error(&mut t, &clock, 20, 0.25);
         assert_eq!(e.kind(), ErrorKind::Timeout);
         assert_eq!(e.message(), "Expression timeout exceeded");
@@ -243,7 +283,7 @@ mod tests {
     fn the_wall_ceiling_stops_a_starved_or_blocked_run() {
         // A thread getting 5 % of a core reaches the 1 s ceiling first.
         let clock = Fake::default();
-        let mut t = Timer::new(ms(100), ms(1000));
+        let mut t = timer(ms(100), ms(1000));
         let (e, wall) = run_until_error(&mut t, &clock, 100, 0.05);
         assert_eq!(e.kind(), ErrorKind::Timeout);
         assert_eq!(
@@ -252,13 +292,13 @@ mod tests {
         );
         assert_eq!(wall, 1_000_000);
         // A call blocking 2 s between two checks, no CPU used.
-        let mut t = Timer::new(ms(100), ms(1000));
+        let mut t = timer(ms(100), ms(1000));
         t.check(&clock).unwrap();
         clock.pass(2_000_000, 0);
         let e = t.check(&clock).unwrap_err();
         assert!(e.message().contains("wall-clock ceiling"), "{e}");
         // A fractional ceiling prints as such.
-        let mut t = Timer::new(None, Some(Duration::from_micros(2500)));
+        let mut t = timer(None, Some(Duration::from_micros(2500)));
         t.check(&clock).unwrap();
         clock.pass(3_000, 0);
         let e = t.check(&clock).unwrap_err();
@@ -271,12 +311,12 @@ mod tests {
     #[test]
     fn when_both_are_spent_the_cpu_budget_is_named() {
         let clock = Fake::default();
-        let mut t = Timer::new(ms(10), ms(10));
+        let mut t = timer(ms(10), ms(10));
         let (e, wall) = run_until_error(&mut t, &clock, 1_000, 1.0);
         assert_eq!(e.message(), "Expression timeout exceeded");
         assert_eq!(wall, 10_000);
         // The CPU budget not spent: the ceiling is named.
-        let mut t = Timer::new(ms(10), ms(10));
+        let mut t = timer(ms(10), ms(10));
         let (e, _) = run_until_error(&mut t, &clock, 1_000, 0.5);
         assert!(e.message().contains("wall-clock ceiling of 10 ms"), "{e}");
     }
@@ -285,7 +325,7 @@ mod tests {
     fn blocking_is_not_charged_to_the_cpu_budget() {
         // The start, then 500 ms blocked in a host call, then 99 ms of CPU.
         let clock = Fake::default();
-        let mut t = Timer::new(ms(100), ms(1000));
+        let mut t = timer(ms(100), ms(1000));
         t.check(&clock).unwrap();
         clock.pass(500_000, 0);
         t.check(&clock).unwrap();
@@ -302,7 +342,7 @@ mod tests {
             no_cpu: true,
             ..Fake::default()
         };
-        let mut t = Timer::new(ms(100), ms(1000));
+        let mut t = timer(ms(100), ms(1000));
         let (e, wall) = run_until_error(&mut t, &clock, 50, 0.1);
         assert_eq!(e.message(), "Expression timeout exceeded");
         assert_eq!(wall, 100_000);
@@ -314,7 +354,7 @@ mod tests {
             no_wall: true,
             ..Fake::default()
         };
-        let mut t = Timer::new(ms(10), ms(1));
+        let mut t = timer(ms(10), ms(1));
         let (e, _) = run_until_error(&mut t, &clock, 100, 0.5);
         assert_eq!(e.message(), "Expression timeout exceeded");
         assert_eq!(clock.cpu_reads(), 201);
@@ -324,7 +364,7 @@ mod tests {
             no_cpu: true,
             ..Fake::default()
         };
-        let mut t = Timer::new(ms(10), ms(1));
+        let mut t = timer(ms(10), ms(1));
         clock.pass(1_000_000, 1_000_000);
         t.check(&clock).unwrap();
         clock.pass(1_000_000, 1_000_000);
@@ -334,7 +374,7 @@ mod tests {
     #[test]
     fn a_zero_budget_fails_at_the_first_check() {
         let clock = Fake::default();
-        assert!(Timer::new(ms(0), None).check(&clock).is_err());
-        assert!(Timer::new(None, ms(0)).check(&clock).is_err());
+        assert!(timer(ms(0), None).check(&clock).is_err());
+        assert!(timer(None, ms(0)).check(&clock).is_err());
     }
 }

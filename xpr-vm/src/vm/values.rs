@@ -47,17 +47,25 @@ fn measure_pairs(pairs: &[Value]) -> (u64, u32, u64) {
 /// pairwise.
 const MAX_FIELDS: usize = 16;
 
-/// Whether the keys of `pairs` (key/value pairs) are strings, all distinct.
+/// Whether the keys of `pairs` (key/value pairs) are strings, all
+/// distinct: compared pairwise, the same shared string first (an object
+/// literal's keys are constants, so distinct keys are distinct strings
+/// and differ in length or bytes at once).
 fn distinct_keys(pairs: &[Value]) -> bool {
-    let mut keys = pairs.iter().step_by(2);
-    let mut seen: SmallVec<[&str; MAX_FIELDS]> = SmallVec::new();
-    keys.all(|k| match k {
-        Value::String(k) if !seen.contains(&&**k) => {
-            seen.push(k);
-            true
+    let n = pairs.len() / 2;
+    for i in 0..n {
+        let Value::String(k) = &pairs[2 * i] else {
+            return false;
+        };
+        for j in 0..i {
+            if let Value::String(other) = &pairs[2 * j]
+                && (Arc::ptr_eq(k, other) || **k == **other)
+            {
+                return false;
+            }
         }
-        _ => false,
-    })
+    }
+    true
 }
 
 impl Exec<'_> {
@@ -124,6 +132,7 @@ impl Exec<'_> {
     /// `fields` and null left in its place, so that the host reads the
     /// fields without the object being built. `Ok(false)`, nothing done,
     /// unless it has 1 to [`MAX_FIELDS`] keys, all distinct.
+    #[inline(never)]
     pub(super) fn object_as_fields(&mut self, start: usize) -> Result<bool, Error> {
         let start = start.min(self.vm.stack.len());
         let pairs = self.vm.stack.get(start..).unwrap_or(&[]);
@@ -132,10 +141,14 @@ impl Exec<'_> {
             return Ok(false);
         }
         self.charge_object(start)?;
-        let fields = self.vm.stack.drain(start..);
-        self.vm.fields.clear();
-        self.vm.fields.extend(fields);
-        self.vm.stack.push(Value::Null);
+        let vm = &mut *self.vm;
+        vm.fields.clear();
+        vm.fields.reserve(2 * n);
+        for v in &mut vm.stack[start..] {
+            vm.fields.push(std::mem::replace(v, Value::Null));
+        }
+        vm.stack.truncate(start);
+        vm.stack.push(Value::Null);
         Ok(true)
     }
 
