@@ -141,7 +141,6 @@ fn generated_expressions_run_as_fields_as_they_run_whole() {
     // The generator reaches the handed-over path often.
     assert!(as_fields > 400, "{as_fields} results came as fields");
     assert!((300..2000).contains(&failed), "{failed} runs failed");
-    eprintln!("STATS {as_fields} {failed}");
 }
 
 /// The result (or error) shown, whether it came as fields, fuel, memory.
