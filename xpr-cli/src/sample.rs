@@ -19,8 +19,8 @@ pub const SAMPLE_RECORDS: usize = 100;
 /// The longest record `--sample` reads.
 const SAMPLE_BYTES: usize = 64 << 20;
 
-/// The first records of `path` (NDJSON, or a JSON array of records), at
-/// most [`SAMPLE_RECORDS`], parsed; a later record that is not valid JSON
+/// The first records of `path` (NDJSON, a JSON array of records, or one
+/// record, either over several lines), at most [`SAMPLE_RECORDS`], parsed; a later record that is not valid JSON
 /// is left out, a first one is an error.
 pub fn sample_records(path: &Path, depth: u32) -> Result<Vec<Value>, Exit> {
     let texts = records(path, InputFormat::Ndjson)?;
@@ -36,7 +36,9 @@ pub fn sample_records(path: &Path, depth: u32) -> Result<Vec<Value>, Exit> {
                 .filter_map(|t| json_in::parse_value(t, &mut conv).ok());
             std::iter::once(v).chain(later).collect()
         }
-        Err(_) if first.starts_with('[') => {
+        // One JSON document over several lines: a pretty-printed array
+        // of records, or one record.
+        Err(_) if first.trim_start().starts_with(['[', '{']) => {
             let texts = records(path, InputFormat::Json)?;
             let mut values = Vec::new();
             for (i, t) in texts.iter().enumerate() {
@@ -52,6 +54,10 @@ pub fn sample_records(path: &Path, depth: u32) -> Result<Vec<Value>, Exit> {
     };
     match values.first() {
         Some(Value::Object(_)) => Ok(values),
+        None => Err(Exit::usage(format_args!(
+            "{}: no record to take fields from",
+            path.display()
+        ))),
         _ => Err(Exit::usage(format_args!(
             "{}: the first record is not a JSON object",
             path.display()
