@@ -483,15 +483,12 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
     }
     out.flush().map_err(Exit::from_stdout)?;
     if args.quiet < 2 {
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        eprint(&format!(
-            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
-            plural(records, "record", "records"),
-            plural(rows.len() as u64, "group", "groups"),
-            plural(errors, "error", "errors"),
+        eprint(&super::writer::summary_line(
+            records,
+            &super::writer::plural(rows.len() as u64, "group", "groups"),
+            errors,
             started.elapsed().as_secs_f64(),
-            plural(big_ints, "integer", "integers"),
+            big_ints,
         ));
     }
     Ok(())

@@ -183,10 +183,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Exit> {
         .and_then(|()| out.flush())
         .map_err(Exit::from_stdout)?;
     if args.quiet < 2 {
-        eprint(&format!(
-            "xpr: {count} records in, 1 out, {errors} errors, {:.2} s, {} integers beyond 2^53\n",
+        eprint(&super::writer::summary_line(
+            count,
+            "1",
+            errors,
             started.elapsed().as_secs_f64(),
-            conv.big_ints
+            conv.big_ints,
         ));
     }
     Ok(())

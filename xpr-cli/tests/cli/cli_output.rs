@@ -34,7 +34,21 @@ fn slurp_evaluates_once_over_all_records() {
     );
     assert_eq!(stdout(&o), "[\"a\",\"a\",\"b\",\"b\",\"c\"]\n");
     let o = run_with(&["run", "-q", "--slurp", "records"], b"");
-    assert_eq!(stdout(&o), "[]\n");
+    assert_eq!(stdout(&o), "[]\n"); // The summary counts in the singular or plural, as run and --agg do.
+    let one = b"{\"a\": 12345678901234567890}\n\xff\n";
+    let o = run_with(&["run", "--slurp", "records", "--on-error", "skip"], one);
+    let summary = stderr(&o);
+    assert!(
+        summary.contains("xpr: 2 records in, 1 out, 1 error, ")
+            && summary.ends_with(" 1 integer beyond 2^53\n"),
+        "{summary}"
+    );
+    let o = run_with(&["run", "--slurp", "records"], b"{}\n");
+    assert!(
+        stderr(&o).starts_with("xpr: 1 record in, 1 out, 0 errors, "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
