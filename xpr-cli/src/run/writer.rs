@@ -100,6 +100,7 @@ impl Writer<'_> {
     fn rows(&mut self, o: &mut Outcome) -> Option<Located> {
         let table = self.table.as_mut()?;
         let source = o.source.clone().unwrap_or_else(|| "".into());
+        let mut refused = false;
         for (line, v) in std::mem::take(&mut o.rows) {
             let Err(message) = table.row(&mut o.out, &v) else {
                 continue;
@@ -116,6 +117,12 @@ impl Writer<'_> {
             }
             o.errors += 1;
             o.reported.push(located);
+            refused = true;
+        }
+        if refused {
+            // Shown in input order among the chunk's other record errors
+            // (found before, by the workers).
+            o.reported.sort_by_key(|l| l.line);
         }
         None
     }

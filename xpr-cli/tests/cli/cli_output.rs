@@ -181,6 +181,33 @@ fn tables_refuse_what_they_cannot_hold() {
         "{}",
         stderr(&o)
     );
+    // The rows the table refuses and the results that are no objects are
+    // shown in input order.
+    let shown: Vec<String> = stderr(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: <stdin>:"))
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown, ["2", "4"], "{}", stderr(&o));
+    let o = run_with(
+        &[
+            "run",
+            "--as",
+            "r",
+            "r",
+            "--output",
+            "tsv",
+            "--on-error",
+            "null",
+        ],
+        b"{\"a\":1}\n{\"b\":1}\n5\n{\"c\":1}\n[]\n",
+    );
+    let shown: Vec<String> = stderr(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: <stdin>:"))
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown, ["2", "3", "4", "5"], "{}", stderr(&o));
     // A null result is no row.
     let o = run_with(
         &[
