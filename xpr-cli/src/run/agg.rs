@@ -467,8 +467,14 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
     let mut out = std::io::BufWriter::with_capacity(128 << 10, std::io::stdout());
     let mut table = Table::new(args.output_format);
     let mut buf = Vec::new();
+    if let Some(t) = &mut table {
+        // The columns are known: no groups is a header alone.
+        let names: Vec<&str> = (spec.keys.iter().map(String::as_str))
+            .chain(spec.aggs.iter().map(|a| a.name.as_str()))
+            .collect();
+        t.header(&mut buf, &names);
+    }
     for row in &rows {
-        buf.clear();
         match &mut table {
             Some(t) => {
                 // Every row has the same fields, in the same order.
@@ -480,7 +486,9 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
             }
         }
         out.write_all(&buf).map_err(Exit::from_stdout)?;
+        buf.clear();
     }
+    out.write_all(&buf).map_err(Exit::from_stdout)?;
     out.flush().map_err(Exit::from_stdout)?;
     if args.quiet < 2 {
         eprint(&super::writer::summary_line(

@@ -430,6 +430,42 @@ fn no_records_give_one_row_without_group_by_and_none_with_it() {
 }
 
 #[test]
+fn no_groups_as_a_table_are_its_header() {
+    for (format, header) in [("csv", "k,\"a,b\",n\n"), ("tsv", "k\ta,b\tn\n")] {
+        let o = run_with(
+            &[
+                "run",
+                "-q",
+                "--group-by",
+                "k, \"a,b\": x",
+                "--agg",
+                "n: count()",
+                "--output",
+                format,
+            ],
+            b"",
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stdout(&o), header);
+    }
+    // Written once, before the rows.
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--group-by",
+            "k",
+            "--agg",
+            "n: count()",
+            "--output",
+            "csv",
+        ],
+        b"{\"k\": 1}\n{\"k\": 2}\n",
+    );
+    assert_eq!(stdout(&o), "k,n\n1,1\n2,1\n");
+}
+
+#[test]
 fn keys_compare_as_xpr_values_and_fields_read_paths() {
     let input = br#"{"p":{"n":0,"o":{"a":1,"b":2}}}
 {"p":{"n":-0,"o":{"b":2,"a":1}}}
