@@ -135,14 +135,22 @@ impl Spec {
                 "--agg: no aggregate (write a list such as 'total: sum(distance), n: count()')",
             ));
         }
-        let mut names: Vec<&str> = Vec::new();
-        for name in spec.keys.iter().chain(spec.aggs.iter().map(|a| &a.name)) {
-            if names.contains(&name.as_str()) {
+        // Each output field once; a second one says which flags name it.
+        let flags = (spec.keys.iter().map(|k| (k, "--group-by")))
+            .chain(spec.aggs.iter().map(|a| (&a.name, "--agg")));
+        let mut names: Vec<(&str, &str)> = Vec::new();
+        for (name, flag) in flags {
+            if let Some((_, first)) = names.iter().find(|(n, _)| *n == name.as_str()) {
+                let place = if *first == flag {
+                    format!("twice in {flag}")
+                } else {
+                    format!("in {first} and in {flag}")
+                };
                 return Err(Exit::usage(format_args!(
-                    "the output field '{name}' is named twice in --group-by and --agg"
+                    "the output field '{name}' is named {place} (give one another name: 'NAME: EXPR')"
                 )));
             }
-            names.push(name);
+            names.push((name, flag));
         }
         Ok(spec)
     }
@@ -440,7 +448,12 @@ mod tests {
         assert!(e(None, "t: collect(x, y)").contains("bound must be a whole number"));
         assert!(e(None, "t: sum(").contains("--agg: "));
         assert!(e(Some("delay > 15"), "n: count()").contains("give the key 'delay > 15' a name"));
-        assert!(e(Some("n"), "n: count()").contains("named twice"));
+        assert!(e(Some("n"), "n: count()").contains("'n' is named in --group-by and in --agg"));
+        assert!(e(Some("a.x, b.x"), "n: count()").contains("'x' is named twice in --group-by"));
+        assert!(
+            e(None, "n: count(), n: sum(x)")
+                .contains("'n' is named twice in --agg (give one another name: 'NAME: EXPR')")
+        );
         assert!(e(None, "").contains("no aggregate"));
         // What parses in no way is an error, not a search (it recursed
         // for ever once).

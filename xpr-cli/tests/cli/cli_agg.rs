@@ -472,7 +472,11 @@ fn keys_compare_as_xpr_values_and_fields_read_paths() {
 {"p":{"n":"0","o":null}}
 "#;
     // Names must differ: the key `n` and the aggregate `n` collide.
-    assert_fails(&o_named_twice(), 2, "named twice");
+    assert_fails(
+        &o_named_twice(),
+        2,
+        "'n' is named in --group-by and in --agg",
+    );
     let o = run_with(
         &[
             "run",
