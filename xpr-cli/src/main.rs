@@ -498,6 +498,14 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Eval(a) => eval::eval(&a),
+        // -r writes lines of text; a table or a columnar file has its own
+        // way of writing strings.
+        Command::Run(a) if a.raw && a.output_format != OutputFormat::Ndjson => {
+            Err(Exit::usage(format_args!(
+                "-r/--raw writes strings as lines of text: it does not go with --output {}",
+                a.output_format.name()
+            )))
+        }
         Command::Run(a) if a.agg.is_some() => {
             // No EXPR with --agg: the first positional argument is a file.
             let files: Vec<PathBuf> = (!a.expr.is_empty())

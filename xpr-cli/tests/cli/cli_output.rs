@@ -89,7 +89,26 @@ fn raw_prints_strings_without_quotes() {
     let o = run(&["run", "-q", "--raw", "customer.name", &orders()]);
     assert_eq!(lines(&o)[0], "Barbara Liskov");
     let o = run(&["run", "-q", "--slurp", "-r", "records[0].status", &orders()]);
-    assert_eq!(stdout(&o), "paid\n");
+    assert_eq!(stdout(&o), "paid\n"); // A table writes strings its own way: -r with one is a usage error,
+    // whatever else is asked (--agg, --slurp).
+    for extra in [&[][..], &["--agg", "n: count()"], &["--slurp"]] {
+        for format in ["csv", "tsv"] {
+            let mut args = vec!["run", "-r", "--output", format];
+            args.extend_from_slice(extra);
+            if extra.first() != Some(&"--agg") {
+                args.push("{s: status}");
+            }
+            let path = orders();
+            args.push(&path);
+            assert_fails(
+                &run(&args),
+                2,
+                &format!(
+                    "-r/--raw writes strings as lines of text: it does not go with --output {format}"
+                ),
+            );
+        }
+    }
 }
 
 #[test]
