@@ -302,11 +302,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", requires = "agg")]
     pub group_by: Option<String>,
     /// With `--agg`: the most groups a run may have.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, requires = "agg")]
     pub max_groups: usize,
     /// With `--agg`: the most bytes the groups may hold together (keys,
     /// and the values of collect, countDistinct, first and last).
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30, requires = "agg")]
     pub max_group_bytes: u64,
     /// Evaluate the expression once, over all records as one array named
     /// `records` (held within `--max-memory`).

@@ -740,3 +740,15 @@ fn deep_keys_do_not_overflow_the_stack() {
         &stdout(&o)[..100]
     );
 }
+
+#[test]
+fn the_group_flags_need_agg() {
+    for flag in [
+        ["--group-by", "k"],
+        ["--max-groups", "5"],
+        ["--max-group-bytes", "5"],
+    ] {
+        let o = run_with(&["run", flag[0], flag[1], "k"], b"{\"k\": 1}\n");
+        assert_fails(&o, 2, "--agg <LIST>");
+    }
+}
