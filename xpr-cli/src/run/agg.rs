@@ -440,7 +440,10 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
     if errors > shown {
         text.push_str("warning: further record errors are counted, not shown\n");
     }
-    eprint(&text);
+    // -q: the summary's error count stands for them.
+    if args.quiet == 0 {
+        eprint(&text);
+    }
     if let Some(f) = fatal {
         let code = if matches!(f.failure, Failure::Eval(_)) {
             1

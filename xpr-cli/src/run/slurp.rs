@@ -139,7 +139,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Exit> {
     if errors > SHOWN_ERRORS as u64 {
         warnings.push_str("warning: further record errors are counted, not shown\n");
     }
-    eprint(&warnings);
+    // -q: the summary's error count stands for them.
+    if args.quiet == 0 {
+        eprint(&warnings);
+    }
     if let Some(exit) = stop {
         return Err(exit);
     }

@@ -752,3 +752,22 @@ fn the_group_flags_need_agg() {
         assert_fails(&o, 2, "--agg <LIST>");
     }
 }
+
+#[test]
+fn quiet_hides_the_record_warnings_of_agg_and_slurp() {
+    let input = b"{\"x\": \"s\"}\n{\"x\": 1}\n\xff\n";
+    for mode in [&["--agg", "s: sum(x)"][..], &["--slurp", "records.length"]] {
+        let mut args = vec!["run", "--on-error", "skip"];
+        args.extend_from_slice(mode);
+        let o = run_with(&args, input);
+        assert!(stderr(&o).contains("warning: <stdin>:"), "{}", stderr(&o));
+        args.push("-q");
+        let o = run_with(&args, input);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("xpr: 3 records in, 1 "), "{mode:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{mode:?}: {err}");
+        args.push("-q");
+        assert_eq!(stderr(&run_with(&args, input)), "", "{mode:?}");
+    }
+}
