@@ -157,9 +157,11 @@ impl Spec {
 
     /// Compiles `source` as the next part, for the output field `name`.
     fn add_part(&mut self, engine: &Engine, name: &str, source: String) -> Result<usize, Exit> {
-        let program = engine
-            .compile(&source)
-            .map_err(|e| Exit::expression(format!("{name}: {}", render_error(&e, &source))))?;
+        let program = engine.compile(&source).map_err(|e| {
+            let rendered = render_error(&e, &source);
+            let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+            Exit::expression(format!("error: {name}: {body}"))
+        })?;
         let field = match xpr_syntax::parse(&source).map(|e| e.kind) {
             Ok(ExprKind::Ident(n))
                 if program
@@ -213,7 +215,8 @@ fn text_of(source: &str, e: &Expr) -> String {
 /// by item (once: not within an item).
 fn key_items(text: &str, split: bool) -> Result<Vec<(String, String)>, Exit> {
     let object = format!("{{{text}}}");
-    if let Ok(ast) = xpr_syntax::parse(&object)
+    let parsed = xpr_syntax::parse(&object);
+    if let Ok(ast) = &parsed
         && let ExprKind::Object(props) = &ast.kind
     {
         return props
@@ -239,6 +242,12 @@ fn key_items(text: &str, split: bool) -> Result<Vec<(String, String)>, Exit> {
         }
     }
     let ast = xpr_syntax::parse(&array).map_err(|e| {
+        // Read as `NAME: EXPR, ...` or as a list of fields, whichever got
+        // further (`k: 1 +` fails at its end, not at the colon).
+        let e = match parsed {
+            Err(o) if o.span.start > e.span.start => o,
+            _ => e,
+        };
         Exit::usage(format_args!(
             "--group-by: {} (expected expressions, each `NAME: EXPR` or a field such as `origin`)",
             shifted(&e.to_string(), text)
@@ -463,6 +472,14 @@ mod tests {
         );
         assert!(e(None, "t: sum(x").contains("--agg: Unexpected end of the list at position 8"));
         assert!(e(Some("a, b >, c"), "n: count()").contains("--group-by: Unexpected"));
+        // A named key that does not parse: the error at its end.
+        assert!(
+            e(Some("k: 1 +"), "n: count()")
+                .contains("--group-by: Unexpected end of the list at position 6"),
+            "{}",
+            e(Some("k: 1 +"), "n: count()")
+        );
+        assert!(e(Some("k: (a"), "n: count()").contains("at position 5"));
         assert!(e(Some(&"{".repeat(100_000)), "n: count()").contains("length limit"));
     }
 }

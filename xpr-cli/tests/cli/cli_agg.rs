@@ -771,3 +771,25 @@ fn quiet_hides_the_record_warnings_of_agg_and_slurp() {
         assert_eq!(stderr(&run_with(&args, input)), "", "{mode:?}");
     }
 }
+
+#[test]
+fn a_part_that_does_not_compile_is_named_after_error() {
+    let o = run_with(
+        &[
+            "run",
+            "--group-by",
+            "k: x.repeat(1)",
+            "--agg",
+            "n: count()",
+            "--deny",
+            "repeat",
+        ],
+        b"{\"x\": \"a\"}\n",
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).starts_with("error: k: Access denied: method 'repeat' is not allowed"),
+        "{}",
+        stderr(&o)
+    );
+}
