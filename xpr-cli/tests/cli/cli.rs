@@ -544,6 +544,10 @@ fn check_sample_reads_every_json_layout() {
         let o = run(&["check", "a.bb", "--sample", &sample]);
         assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
         assert_stderr_has(&o, miss);
+        // From a pipe, read once: the format is told from the first bytes.
+        let o = run_with(&["check", "a.bb", "--sample", "-"], text);
+        assert_eq!(code(&o), 0, "{name} on stdin: {}", stderr(&o));
+        assert_stderr_has(&o, miss);
     }
     for (name, text, says) in [
         ("empty.json", &b"[]"[..], "no record to take fields from"),
