@@ -110,6 +110,31 @@ pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
 }
 
 impl Input {
+    /// Reads its first bytes, one at a time until `enough(bytes so far)`
+    /// or `max` of them, and gives them with the input, which still yields
+    /// every byte from the first (a pipe is read once).
+    pub fn peek(mut self, max: usize, mut enough: impl FnMut(&[u8]) -> bool) -> (Input, Vec<u8>) {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while head.len() < max && !enough(&head) {
+            match self.reader.read(&mut byte) {
+                Ok(0) => break,
+                Ok(_) => head.push(byte[0]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The read after the head meets it again, and reports it.
+                Err(_) => break,
+            }
+        }
+        let reader = Box::new(io::Cursor::new(head.clone()).chain(self.reader));
+        (
+            Input {
+                name: self.name,
+                reader,
+            },
+            head,
+        )
+    }
+
     /// An input reading `bytes` (for tests).
     #[cfg(test)]
     pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Input {

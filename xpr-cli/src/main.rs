@@ -303,11 +303,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", requires = "agg")]
     pub group_by: Option<String>,
     /// With `--agg`: the most groups a run may have.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = 1_000_000, requires = "agg")]
     pub max_groups: usize,
     /// With `--agg`: the most bytes the groups may hold together (keys,
     /// and the values of collect, countDistinct, first and last).
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30, requires = "agg")]
     pub max_group_bytes: u64,
     /// Evaluate the expression once, over all records as one array named
     /// `records` (held within `--max-memory`).
@@ -499,6 +499,14 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Eval(a) => eval::eval(&a),
+        // -r writes lines of text; a table or a columnar file has its own
+        // way of writing strings.
+        Command::Run(a) if a.raw && a.output_format != OutputFormat::Ndjson => {
+            Err(Exit::usage(format_args!(
+                "-r/--raw writes strings as lines of text: it does not go with --output {}",
+                a.output_format.name()
+            )))
+        }
         Command::Run(a) if a.agg.is_some() => {
             // No EXPR with --agg: the first positional argument is a file.
             let files: Vec<PathBuf> = (!a.expr.is_empty())

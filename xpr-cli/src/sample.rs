@@ -19,14 +19,14 @@ pub const SAMPLE_RECORDS: usize = 100;
 /// The longest record `--sample` reads.
 const SAMPLE_BYTES: usize = 64 << 20;
 
-/// The first records of `path` (NDJSON, or a JSON array of records), at
-/// most [`SAMPLE_RECORDS`], parsed; a later record that is not valid JSON
+/// The first records of `path` (NDJSON, a JSON array of records, or one
+/// record, either over several lines), at most [`SAMPLE_RECORDS`], parsed; a later record that is not valid JSON
 /// is left out, a first one is an error.
 pub fn sample_records(path: &Path, depth: u32) -> Result<Vec<Value>, Exit> {
-    let texts = records(path, InputFormat::Ndjson)?;
+    let texts = records(path)?;
     let mut conv = Conv::new(false, depth);
     let first = texts.first().map_or("", String::as_str);
-    let values = match json_in::parse_value(first, &mut conv) {
+    let values: Vec<Value> = match json_in::parse_value(first, &mut conv) {
         // A file holding one array on one line: its elements are the records.
         Ok(Value::Array(a)) => a.items().iter().take(SAMPLE_RECORDS).cloned().collect(),
         Ok(v) => {
@@ -36,22 +36,14 @@ pub fn sample_records(path: &Path, depth: u32) -> Result<Vec<Value>, Exit> {
                 .filter_map(|t| json_in::parse_value(t, &mut conv).ok());
             std::iter::once(v).chain(later).collect()
         }
-        Err(_) if first.starts_with('[') => {
-            let texts = records(path, InputFormat::Json)?;
-            let mut values = Vec::new();
-            for (i, t) in texts.iter().enumerate() {
-                match json_in::parse_value(t, &mut conv) {
-                    Ok(v) => values.push(v),
-                    Err(e) if i == 0 => return Err(sample_error(path, &e)),
-                    Err(_) => {}
-                }
-            }
-            values
-        }
         Err(e) => return Err(sample_error(path, &e)),
     };
     match values.first() {
         Some(Value::Object(_)) => Ok(values),
+        None => Err(Exit::usage(format_args!(
+            "{}: no record to take fields from",
+            path.display()
+        ))),
         _ => Err(Exit::usage(format_args!(
             "{}: the first record is not a JSON object",
             path.display()
@@ -162,11 +154,50 @@ fn sample_error(path: &Path, e: &JsonError) -> Exit {
     ))
 }
 
-/// The text of the first records of `path` read as `format`, at most
+/// How many leading bytes (a BOM, white space) are read to tell one JSON
+/// document from NDJSON; past them, NDJSON.
+const SNIFF_BYTES: usize = 64 << 10;
+
+/// Whether the text beginning `head` is one JSON document over several
+/// lines (an array of records, `[`, or one pretty-printed record, `{` then
+/// a line break) rather than NDJSON; `None` while `head` does not tell.
+fn one_document(head: &[u8]) -> Option<bool> {
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let at = head.iter().position(|b| !b.is_ascii_whitespace())?;
+    match head[at] {
+        b'[' => Some(true),
+        b'{' => {
+            let after = &head[at + 1..];
+            let next = after
+                .iter()
+                .find(|&&b| !matches!(b, b' ' | b'\t' | b'\r'))?;
+            Some(*next == b'\n')
+        }
+        // A BOM read in part.
+        0xef | 0xbb if head.len() < 3 => None,
+        _ => Some(false),
+    }
+}
+
+/// The text of the first records of `path` (NDJSON, or one JSON
+/// document over several lines, told apart by its first bytes), at most
 /// [`SAMPLE_RECORDS`]: a problem in the first is an error, later ones are
 /// left out.
-fn records(path: &Path, format: InputFormat) -> Result<Vec<String>, Exit> {
+fn records(path: &Path) -> Result<Vec<String>, Exit> {
     let inputs = input::open(std::slice::from_ref(&path.to_path_buf()))?;
+    // Read once (a pipe cannot be read again): the format from the first
+    // bytes.
+    let mut format = InputFormat::Ndjson;
+    let inputs: Vec<_> = inputs
+        .into_iter()
+        .map(|i| {
+            let (i, head) = i.peek(SNIFF_BYTES, |h| one_document(h).is_some());
+            if one_document(&head) == Some(true) {
+                format = InputFormat::Json;
+            }
+            i
+        })
+        .collect();
     let mut texts = Vec::new();
     let mut failed: Option<String> = None;
     input::read_all(
@@ -203,5 +234,38 @@ fn records(path: &Path, format: InputFormat) -> Result<Vec<String>, Exit> {
             path.display()
         ))),
         (None, false) => Ok(texts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_document;
+
+    #[test]
+    fn one_json_document_is_told_from_ndjson_by_its_first_bytes() {
+        for (head, is) in [
+            (&b"["[..], Some(true)),
+            (b"  \n\t[", Some(true)),
+            (b"\xef\xbb\xbf[", Some(true)),
+            (b"{\n", Some(true)),
+            (b"{ \r\n", Some(true)),
+            (b"{\"a\"", Some(false)),
+            (b"{ \"a\"", Some(false)),
+            (b"5", Some(false)),
+            (b"\"s\"", Some(false)),
+            (b"", None),
+            (b"  \n", None),
+            (b"{", None),
+            (b"{  ", None),
+            (b"\xef", None),
+            (b"\xef\xbb", None),
+        ] {
+            assert_eq!(
+                one_document(head),
+                is,
+                "{:?}",
+                String::from_utf8_lossy(head)
+            );
+        }
     }
 }

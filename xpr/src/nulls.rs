@@ -9,8 +9,16 @@ use xpr_syntax::ast::{Element, Expr, ExprKind, Pattern, Property, UnaryOp};
 use xpr_vm::{Error, ErrorKind, Span, foreign};
 
 /// The longest expression, in characters, a hint quotes whole; a longer
-/// one is quoted as its null operand with its default alone.
+/// one (or one over several lines) is quoted as its null operand with its
+/// default alone, and a null operand that long itself is not quoted: the
+/// VM's hint, `(x ?? 0)`, stays.
 const MAX_QUOTED: usize = 80;
+
+/// Whether `text` fits in a one-line hint: at most [`MAX_QUOTED`]
+/// characters and no line break.
+fn quotable(text: &str) -> bool {
+    !text.contains(['\n', '\r']) && text.chars().nth(MAX_QUOTED).is_none()
+}
 
 /// An operator of the source: its span and its operands' (for `-x` and a
 /// call of one argument, `round(x)`, the one operand is the left), each
@@ -89,7 +97,7 @@ impl NullSites {
         .collect();
         let names = null
             .iter()
-            .map(|(s, _)| text(*s).map(|t| format!("`{t}`")))
+            .map(|(s, _)| text(*s).filter(|t| quotable(t)).map(|t| format!("`{t}`")))
             .collect::<Option<Vec<_>>>()?;
         let named = match names.as_slice() {
             [one] => format!("{one} is null"),
@@ -97,7 +105,7 @@ impl NullSites {
             _ => return None,
         };
         let whole = text(site.whole)?;
-        let fixed = if whole.chars().count() <= MAX_QUOTED {
+        let fixed = if quotable(whole) {
             // The whole operation as written, each null operand with its
             // default.
             let mut fixed = String::new();

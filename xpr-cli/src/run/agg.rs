@@ -440,7 +440,10 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
     if errors > shown {
         text.push_str("warning: further record errors are counted, not shown\n");
     }
-    eprint(&text);
+    // -q: the summary's error count stands for them.
+    if args.quiet == 0 {
+        eprint(&text);
+    }
     if let Some(f) = fatal {
         let code = if matches!(f.failure, Failure::Eval(_)) {
             1
@@ -467,8 +470,14 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
     let mut out = std::io::BufWriter::with_capacity(128 << 10, std::io::stdout());
     let mut table = Table::new(args.output_format);
     let mut buf = Vec::new();
+    if let Some(t) = &mut table {
+        // The columns are known: no groups is a header alone.
+        let names: Vec<&str> = (spec.keys.iter().map(String::as_str))
+            .chain(spec.aggs.iter().map(|a| a.name.as_str()))
+            .collect();
+        t.header(&mut buf, &names);
+    }
     for row in &rows {
-        buf.clear();
         match &mut table {
             Some(t) => {
                 // Every row has the same fields, in the same order.
@@ -480,18 +489,17 @@ fn finish(args: &RunArgs, spec: &Spec, seen: Vec<Seen<'_>>, started: Instant) ->
             }
         }
         out.write_all(&buf).map_err(Exit::from_stdout)?;
+        buf.clear();
     }
+    out.write_all(&buf).map_err(Exit::from_stdout)?;
     out.flush().map_err(Exit::from_stdout)?;
     if args.quiet < 2 {
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        eprint(&format!(
-            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
-            plural(records, "record", "records"),
-            plural(rows.len() as u64, "group", "groups"),
-            plural(errors, "error", "errors"),
+        eprint(&super::writer::summary_line(
+            records,
+            &super::writer::plural(rows.len() as u64, "group", "groups"),
+            errors,
             started.elapsed().as_secs_f64(),
-            plural(big_ints, "integer", "integers"),
+            big_ints,
         ));
     }
     Ok(())

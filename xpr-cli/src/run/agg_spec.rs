@@ -135,23 +135,33 @@ impl Spec {
                 "--agg: no aggregate (write a list such as 'total: sum(distance), n: count()')",
             ));
         }
-        let mut names: Vec<&str> = Vec::new();
-        for name in spec.keys.iter().chain(spec.aggs.iter().map(|a| &a.name)) {
-            if names.contains(&name.as_str()) {
+        // Each output field once; a second one says which flags name it.
+        let flags = (spec.keys.iter().map(|k| (k, "--group-by")))
+            .chain(spec.aggs.iter().map(|a| (&a.name, "--agg")));
+        let mut names: Vec<(&str, &str)> = Vec::new();
+        for (name, flag) in flags {
+            if let Some((_, first)) = names.iter().find(|(n, _)| *n == name.as_str()) {
+                let place = if *first == flag {
+                    format!("twice in {flag}")
+                } else {
+                    format!("in {first} and in {flag}")
+                };
                 return Err(Exit::usage(format_args!(
-                    "the output field '{name}' is named twice in --group-by and --agg"
+                    "the output field '{name}' is named {place} (give one another name: 'NAME: EXPR')"
                 )));
             }
-            names.push(name);
+            names.push((name, flag));
         }
         Ok(spec)
     }
 
     /// Compiles `source` as the next part, for the output field `name`.
     fn add_part(&mut self, engine: &Engine, name: &str, source: String) -> Result<usize, Exit> {
-        let program = engine
-            .compile(&source)
-            .map_err(|e| Exit::expression(format!("{name}: {}", render_error(&e, &source))))?;
+        let program = engine.compile(&source).map_err(|e| {
+            let rendered = render_error(&e, &source);
+            let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
+            Exit::expression(format!("error: {name}: {body}"))
+        })?;
         let field = match xpr_syntax::parse(&source).map(|e| e.kind) {
             Ok(ExprKind::Ident(n))
                 if program
@@ -205,7 +215,8 @@ fn text_of(source: &str, e: &Expr) -> String {
 /// by item (once: not within an item).
 fn key_items(text: &str, split: bool) -> Result<Vec<(String, String)>, Exit> {
     let object = format!("{{{text}}}");
-    if let Ok(ast) = xpr_syntax::parse(&object)
+    let parsed = xpr_syntax::parse(&object);
+    if let Ok(ast) = &parsed
         && let ExprKind::Object(props) = &ast.kind
     {
         return props
@@ -231,6 +242,12 @@ fn key_items(text: &str, split: bool) -> Result<Vec<(String, String)>, Exit> {
         }
     }
     let ast = xpr_syntax::parse(&array).map_err(|e| {
+        // Read as `NAME: EXPR, ...` or as a list of fields, whichever got
+        // further (`k: 1 +` fails at its end, not at the colon).
+        let e = match parsed {
+            Err(o) if o.span.start > e.span.start => o,
+            _ => e,
+        };
         Exit::usage(format_args!(
             "--group-by: {} (expected expressions, each `NAME: EXPR` or a field such as `origin`)",
             shifted(&e.to_string(), text)
@@ -440,7 +457,12 @@ mod tests {
         assert!(e(None, "t: collect(x, y)").contains("bound must be a whole number"));
         assert!(e(None, "t: sum(").contains("--agg: "));
         assert!(e(Some("delay > 15"), "n: count()").contains("give the key 'delay > 15' a name"));
-        assert!(e(Some("n"), "n: count()").contains("named twice"));
+        assert!(e(Some("n"), "n: count()").contains("'n' is named in --group-by and in --agg"));
+        assert!(e(Some("a.x, b.x"), "n: count()").contains("'x' is named twice in --group-by"));
+        assert!(
+            e(None, "n: count(), n: sum(x)")
+                .contains("'n' is named twice in --agg (give one another name: 'NAME: EXPR')")
+        );
         assert!(e(None, "").contains("no aggregate"));
         // What parses in no way is an error, not a search (it recursed
         // for ever once).
@@ -450,6 +472,14 @@ mod tests {
         );
         assert!(e(None, "t: sum(x").contains("--agg: Unexpected end of the list at position 8"));
         assert!(e(Some("a, b >, c"), "n: count()").contains("--group-by: Unexpected"));
+        // A named key that does not parse: the error at its end.
+        assert!(
+            e(Some("k: 1 +"), "n: count()")
+                .contains("--group-by: Unexpected end of the list at position 6"),
+            "{}",
+            e(Some("k: 1 +"), "n: count()")
+        );
+        assert!(e(Some("k: (a"), "n: count()").contains("at position 5"));
         assert!(e(Some(&"{".repeat(100_000)), "n: count()").contains("length limit"));
     }
 }

@@ -139,7 +139,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Exit> {
     if errors > SHOWN_ERRORS as u64 {
         warnings.push_str("warning: further record errors are counted, not shown\n");
     }
-    eprint(&warnings);
+    // -q: the summary's error count stands for them.
+    if args.quiet == 0 {
+        eprint(&warnings);
+    }
     if let Some(exit) = stop {
         return Err(exit);
     }
@@ -183,10 +186,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Exit> {
         .and_then(|()| out.flush())
         .map_err(Exit::from_stdout)?;
     if args.quiet < 2 {
-        eprint(&format!(
-            "xpr: {count} records in, 1 out, {errors} errors, {:.2} s, {} integers beyond 2^53\n",
+        eprint(&super::writer::summary_line(
+            count,
+            "1",
+            errors,
             started.elapsed().as_secs_f64(),
-            conv.big_ints
+            conv.big_ints,
         ));
     }
     Ok(())

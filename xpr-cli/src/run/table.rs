@@ -36,6 +36,23 @@ impl Table {
         Some(Table { sep, header: None })
     }
 
+    /// Appends the header line of columns `names`, unless a header was
+    /// written: for a table whose columns are known before any row
+    /// (`--agg`), so that no rows is still a table.
+    pub(crate) fn header(&mut self, out: &mut Vec<u8>, names: &[&str]) {
+        if self.header.is_some() {
+            return;
+        }
+        for (i, k) in names.iter().enumerate() {
+            if i > 0 {
+                out.push(self.sep);
+            }
+            text_cell(self.sep, out, k);
+        }
+        out.push(b'\n');
+        self.header = Some(names.iter().map(|&k| Key::from(k)).collect());
+    }
+
     /// Appends `v`'s row (after the header line, for the first one).
     ///
     /// # Errors

@@ -100,6 +100,7 @@ impl Writer<'_> {
     fn rows(&mut self, o: &mut Outcome) -> Option<Located> {
         let table = self.table.as_mut()?;
         let source = o.source.clone().unwrap_or_else(|| "".into());
+        let mut refused = false;
         for (line, v) in std::mem::take(&mut o.rows) {
             let Err(message) = table.row(&mut o.out, &v) else {
                 continue;
@@ -116,6 +117,12 @@ impl Writer<'_> {
             }
             o.errors += 1;
             o.reported.push(located);
+            refused = true;
+        }
+        if refused {
+            // Shown in input order among the chunk's other record errors
+            // (found before, by the workers).
+            o.reported.sort_by_key(|l| l.line);
         }
         None
     }
@@ -194,15 +201,12 @@ impl Writer<'_> {
         if self.quiet >= 2 {
             return String::new();
         }
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        format!(
-            "xpr: {} in, {} out, {}, {:.2} s, {} beyond 2^53\n",
-            plural(self.records, "record", "records"),
-            self.outputs,
-            plural(self.errors, "error", "errors"),
+        summary_line(
+            self.records,
+            &self.outputs.to_string(),
+            self.errors,
             self.started.elapsed().as_secs_f64(),
-            plural(self.big_ints, "integer", "integers"),
+            self.big_ints,
         )
     }
 
@@ -218,6 +222,29 @@ impl Writer<'_> {
         }
         Ok(())
     }
+}
+
+/// The summary line of a run, `xpr: 1 record in, OUT out, 2 errors, 0.01
+/// s, 0 integers beyond 2^53`, each count with its noun in the singular or
+/// plural as it needs (`OUT` is given whole: `3`, `1 group`).
+pub(super) fn summary_line(
+    records: u64,
+    out: &str,
+    errors: u64,
+    seconds: f64,
+    big_ints: u64,
+) -> String {
+    format!(
+        "xpr: {} in, {out} out, {}, {seconds:.2} s, {} beyond 2^53\n",
+        plural(records, "record", "records"),
+        plural(errors, "error", "errors"),
+        plural(big_ints, "integer", "integers"),
+    )
+}
+
+/// `n` and its noun: `1 record`, `0 records`.
+pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 pub(super) fn progress_bar(quiet: bool) -> Option<indicatif::ProgressBar> {

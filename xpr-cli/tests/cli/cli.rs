@@ -525,3 +525,47 @@ fn batch_skips_a_byte_order_mark_opening_the_input() {
         stdout(&o)
     );
 }
+
+#[test]
+fn check_sample_reads_every_json_layout() {
+    let miss = "'a.bb' is not a field of the sample records (did you mean 'a.b'?)";
+    for (name, text) in [
+        ("lines.ndjson", &b"\n{\"a\": {\"b\": 1}}\n"[..]),
+        (
+            "pretty.json",
+            b"[\n  {\"a\": {\"b\": 1}},\n  {\"c\": 2}\n]\n",
+        ),
+        ("indented.json", b"  [\n  {\"a\": {\"b\": 1}}\n]\n"),
+        ("bom.json", b"\xef\xbb\xbf[\n  {\"a\": {\"b\": 1}}\n]\n"),
+        ("one.json", b"{\n  \"a\": {\"b\": 1}\n}\n"),
+        ("one-indented.json", b"\t{\n  \"a\": {\"b\": 1}\n}\n"),
+    ] {
+        let sample = temp_file(name, text);
+        let o = run(&["check", "a.bb", "--sample", &sample]);
+        assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
+        assert_stderr_has(&o, miss);
+        // From a pipe, read once: the format is told from the first bytes.
+        let o = run_with(&["check", "a.bb", "--sample", "-"], text);
+        assert_eq!(code(&o), 0, "{name} on stdin: {}", stderr(&o));
+        assert_stderr_has(&o, miss);
+    }
+    for (name, text, says) in [
+        ("empty.json", &b"[]"[..], "no record to take fields from"),
+        ("blank.ndjson", b"\n\n", "no record to take fields from"),
+        (
+            "numbers.json",
+            b"[1, {\"a\": 1}]",
+            "the first record is not a JSON object",
+        ),
+        (
+            "broken.json",
+            b"{\n  \"a\": \n",
+            "invalid JSON in the first record",
+        ),
+    ] {
+        let sample = temp_file(name, text);
+        let o = run(&["check", "a.bb", "--sample", &sample]);
+        assert_eq!(code(&o), 2, "{name}");
+        assert_stderr_has(&o, says);
+    }
+}

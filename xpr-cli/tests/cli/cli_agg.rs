@@ -430,13 +430,53 @@ fn no_records_give_one_row_without_group_by_and_none_with_it() {
 }
 
 #[test]
+fn no_groups_as_a_table_are_its_header() {
+    for (format, header) in [("csv", "k,\"a,b\",n\n"), ("tsv", "k\ta,b\tn\n")] {
+        let o = run_with(
+            &[
+                "run",
+                "-q",
+                "--group-by",
+                "k, \"a,b\": x",
+                "--agg",
+                "n: count()",
+                "--output",
+                format,
+            ],
+            b"",
+        );
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(stdout(&o), header);
+    }
+    // Written once, before the rows.
+    let o = run_with(
+        &[
+            "run",
+            "-q",
+            "--group-by",
+            "k",
+            "--agg",
+            "n: count()",
+            "--output",
+            "csv",
+        ],
+        b"{\"k\": 1}\n{\"k\": 2}\n",
+    );
+    assert_eq!(stdout(&o), "k,n\n1,1\n2,1\n");
+}
+
+#[test]
 fn keys_compare_as_xpr_values_and_fields_read_paths() {
     let input = br#"{"p":{"n":0,"o":{"a":1,"b":2}}}
 {"p":{"n":-0,"o":{"b":2,"a":1}}}
 {"p":{"n":"0","o":null}}
 "#;
     // Names must differ: the key `n` and the aggregate `n` collide.
-    assert_fails(&o_named_twice(), 2, "named twice");
+    assert_fails(
+        &o_named_twice(),
+        2,
+        "'n' is named in --group-by and in --agg",
+    );
     let o = run_with(
         &[
             "run",
@@ -698,5 +738,58 @@ fn deep_keys_do_not_overflow_the_stack() {
         stdout(&o).ends_with("]]]],\"n\":2,\"d\":1}\n"),
         "{}",
         &stdout(&o)[..100]
+    );
+}
+
+#[test]
+fn the_group_flags_need_agg() {
+    for flag in [
+        ["--group-by", "k"],
+        ["--max-groups", "5"],
+        ["--max-group-bytes", "5"],
+    ] {
+        let o = run_with(&["run", flag[0], flag[1], "k"], b"{\"k\": 1}\n");
+        assert_fails(&o, 2, "--agg <LIST>");
+    }
+}
+
+#[test]
+fn quiet_hides_the_record_warnings_of_agg_and_slurp() {
+    let input = b"{\"x\": \"s\"}\n{\"x\": 1}\n\xff\n";
+    for mode in [&["--agg", "s: sum(x)"][..], &["--slurp", "records.length"]] {
+        let mut args = vec!["run", "--on-error", "skip"];
+        args.extend_from_slice(mode);
+        let o = run_with(&args, input);
+        assert!(stderr(&o).contains("warning: <stdin>:"), "{}", stderr(&o));
+        args.push("-q");
+        let o = run_with(&args, input);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.starts_with("xpr: 3 records in, 1 "), "{mode:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{mode:?}: {err}");
+        args.push("-q");
+        assert_eq!(stderr(&run_with(&args, input)), "", "{mode:?}");
+    }
+}
+
+#[test]
+fn a_part_that_does_not_compile_is_named_after_error() {
+    let o = run_with(
+        &[
+            "run",
+            "--group-by",
+            "k: x.repeat(1)",
+            "--agg",
+            "n: count()",
+            "--deny",
+            "repeat",
+        ],
+        b"{\"x\": \"a\"}\n",
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).starts_with("error: k: Access denied: method 'repeat' is not allowed"),
+        "{}",
+        stderr(&o)
     );
 }

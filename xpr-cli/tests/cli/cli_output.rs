@@ -34,7 +34,21 @@ fn slurp_evaluates_once_over_all_records() {
     );
     assert_eq!(stdout(&o), "[\"a\",\"a\",\"b\",\"b\",\"c\"]\n");
     let o = run_with(&["run", "-q", "--slurp", "records"], b"");
-    assert_eq!(stdout(&o), "[]\n");
+    assert_eq!(stdout(&o), "[]\n"); // The summary counts in the singular or plural, as run and --agg do.
+    let one = b"{\"a\": 12345678901234567890}\n\xff\n";
+    let o = run_with(&["run", "--slurp", "records", "--on-error", "skip"], one);
+    let summary = stderr(&o);
+    assert!(
+        summary.contains("xpr: 2 records in, 1 out, 1 error, ")
+            && summary.ends_with(" 1 integer beyond 2^53\n"),
+        "{summary}"
+    );
+    let o = run_with(&["run", "--slurp", "records"], b"{}\n");
+    assert!(
+        stderr(&o).starts_with("xpr: 1 record in, 1 out, 0 errors, "),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -75,7 +89,26 @@ fn raw_prints_strings_without_quotes() {
     let o = run(&["run", "-q", "--raw", "customer.name", &orders()]);
     assert_eq!(lines(&o)[0], "Barbara Liskov");
     let o = run(&["run", "-q", "--slurp", "-r", "records[0].status", &orders()]);
-    assert_eq!(stdout(&o), "paid\n");
+    assert_eq!(stdout(&o), "paid\n"); // A table writes strings its own way: -r with one is a usage error,
+    // whatever else is asked (--agg, --slurp).
+    for extra in [&[][..], &["--agg", "n: count()"], &["--slurp"]] {
+        for format in ["csv", "tsv"] {
+            let mut args = vec!["run", "-r", "--output", format];
+            args.extend_from_slice(extra);
+            if extra.first() != Some(&"--agg") {
+                args.push("{s: status}");
+            }
+            let path = orders();
+            args.push(&path);
+            assert_fails(
+                &run(&args),
+                2,
+                &format!(
+                    "-r/--raw writes strings as lines of text: it does not go with --output {format}"
+                ),
+            );
+        }
+    }
 }
 
 #[test]
@@ -167,6 +200,33 @@ fn tables_refuse_what_they_cannot_hold() {
         "{}",
         stderr(&o)
     );
+    // The rows the table refuses and the results that are no objects are
+    // shown in input order.
+    let shown: Vec<String> = stderr(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: <stdin>:"))
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown, ["2", "4"], "{}", stderr(&o));
+    let o = run_with(
+        &[
+            "run",
+            "--as",
+            "r",
+            "r",
+            "--output",
+            "tsv",
+            "--on-error",
+            "null",
+        ],
+        b"{\"a\":1}\n{\"b\":1}\n5\n{\"c\":1}\n[]\n",
+    );
+    let shown: Vec<String> = stderr(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: <stdin>:"))
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(shown, ["2", "3", "4", "5"], "{}", stderr(&o));
     // A null result is no row.
     let o = run_with(
         &[

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 use xpr::{Engine, ErrorKind, Limits, Output, Value, ValueType, Vm};
+use xpr_testkit::Rng;
 
 /// The fields as a value, with the fuel and memory of the run.
 fn run_fields(src: &str, ctx: &serde_json::Value) -> (Result<(bool, Value), xpr::Error>, u64, u64) {
@@ -82,4 +83,152 @@ fn errors_and_budgets_are_those_of_run_in() {
     let e = program.run_fields_in(&mut vm, &ctx).unwrap_err();
     let e2 = program.run_in(&mut vm, &ctx).unwrap_err();
     assert_eq!(e.to_string(), e2.to_string());
+}
+
+/// Generated expressions whose results are (or hold) object literals in
+/// every position: `run_fields_in` gives the value, error, fuel and memory
+/// of `run_in`, under default and tight budgets, on one VM reused
+/// across both kinds of run.
+#[test]
+fn generated_expressions_run_as_fields_as_they_run_whole() {
+    let ctx = json!({
+        "x": 3, "s": "ab", "n": null, "xs": [1, 2, 3],
+        "o": {"a": 1, "b": [true, null], "c": {"d": "é😀"}}, "t": true
+    });
+    let mut rng = Rng::new(0x5eed_f1e1d5);
+    let mut vm = Vm::new();
+    let (mut as_fields, mut failed) = (0, 0);
+    for case in 0..3000 {
+        let src = object(&mut rng, 3);
+        let Ok(program) = Engine::new().compile(&src) else {
+            continue;
+        };
+        let limits = match rng.below(4) {
+            0 => Limits {
+                fuel: Some(rng.range(1..300) as u64),
+                ..Limits::default()
+            },
+            1 => Limits {
+                memory: Some(rng.range(1..3000) as u64),
+                ..Limits::default()
+            },
+            2 => Limits {
+                value_depth: rng.range(1..6) as u32,
+                ..Limits::default()
+            },
+            _ => Limits::default(),
+        };
+        let program = Engine::new()
+            .with_limits(limits)
+            .compile(&src)
+            .unwrap_or(program);
+        // Either kind of run first, on the VM the last case used.
+        let (f, whole) = if rng.coin() {
+            let f = fields_run(&program, &mut vm, &ctx);
+            (f, whole_run(&program, &mut vm, &ctx))
+        } else {
+            let w = whole_run(&program, &mut vm, &ctx);
+            (fields_run(&program, &mut vm, &ctx), w)
+        };
+        as_fields += usize::from(f.1);
+        failed += usize::from(f.0.starts_with("err"));
+        assert_eq!(
+            (&f.0, f.2, f.3),
+            (&whole.0, whole.2, whole.3),
+            "case {case}: {src}"
+        );
+    }
+    // The generator reaches the handed-over path often.
+    assert!(as_fields > 400, "{as_fields} results came as fields");
+    assert!((300..2000).contains(&failed), "{failed} runs failed");
+}
+
+/// The result (or error) shown, whether it came as fields, fuel, memory.
+type Run = (String, bool, u64, u64);
+
+fn shown(r: Result<Value, xpr::Error>) -> String {
+    match r {
+        Ok(v) => format!("ok {v:?}"),
+        Err(e) => format!("err {:?} {e} / {:?}", e.kind(), e.hint()),
+    }
+}
+
+fn fields_run(program: &xpr::Program, vm: &mut Vm, ctx: &serde_json::Value) -> Run {
+    let out = program
+        .run_fields_in(vm, ctx)
+        .map(|o| (matches!(o, Output::Fields(_)), o.into_value()));
+    let came = matches!(out, Ok((true, _)));
+    (
+        shown(out.map(|(_, v)| v)),
+        came,
+        vm.fuel_used(),
+        vm.peak_memory(),
+    )
+}
+
+fn whole_run(program: &xpr::Program, vm: &mut Vm, ctx: &serde_json::Value) -> Run {
+    let out = program.run_in(vm, ctx);
+    (shown(out), false, vm.fuel_used(), vm.peak_memory())
+}
+
+const KEYS: &[&str] = &["a", "b", "c", "k", "x", "\"a\"", "\"é 😀\"", "\"\"", "s"];
+
+/// An expression whose value is likely an object literal.
+fn object(rng: &mut Rng, depth: u32) -> String {
+    let d = depth.saturating_sub(1);
+    match rng.below(if depth == 0 { 4 } else { 12 }) {
+        0..=3 => {
+            let n = rng.weighted(&[1, 6, 4, 2, 1, 1]);
+            let n = if n == 5 { rng.range(14..19) } else { n };
+            let mut props = Vec::new();
+            for i in 0..n {
+                if rng.chance(0.05) {
+                    props.push(format!("...{}", value(rng, d)));
+                } else if n > 8 {
+                    props.push(format!("k{i}: {}", value(rng, d)));
+                } else {
+                    props.push(format!("{}: {}", rng.pick(KEYS), value(rng, d)));
+                }
+            }
+            format!("{{{}}}", props.join(", "))
+        }
+        4 => format!("let k = {}; {}", value(rng, d), object(rng, d)),
+        5 => format!(
+            "{} ? {} : {}",
+            value(rng, d),
+            object(rng, d),
+            object(rng, d)
+        ),
+        6 => format!("(() => {})()", object(rng, d)),
+        7 => format!("((m) => (() => {})())({})", object(rng, d), value(rng, d)),
+        8 => format!("{} ?? {}", value(rng, d), object(rng, d)),
+        9 => format!("xs.map(v => {})[{}]", object(rng, d), rng.below(4)),
+        10 => format!("{{...{}}}", object(rng, d)),
+        _ => format!("[{}][0]", object(rng, d)),
+    }
+}
+
+/// Any expression over the context, failing now and then.
+fn value(rng: &mut Rng, depth: u32) -> String {
+    let d = depth.saturating_sub(1);
+    match rng.below(if depth == 0 { 10 } else { 18 }) {
+        0 => rng.below(100).to_string(),
+        1 => "s".into(),
+        2 => "x".into(),
+        3 => "n".into(),
+        4 => "xs".into(),
+        5 => "o.c".into(),
+        6 => "o?.z?.w".into(),
+        7 => "\"é😀\"".into(),
+        8 => "t".into(),
+        9 => "o.a".into(),
+        10 => format!("{} + {}", value(rng, d), value(rng, d)),
+        11 => format!("s.repeat({})", rng.below(200)),
+        12 => format!("[{}, {}]", value(rng, d), object(rng, d)),
+        13 => format!("`<${{{}}}>`", value(rng, d)),
+        14 => format!("xs.map(v => v * {})", value(rng, d)),
+        15 => object(rng, d),
+        16 => format!("{}.a", object(rng, d)),
+        _ => format!("range({}).reduce((acc, v) => acc + v, 0)", rng.below(50)),
+    }
 }

@@ -56,3 +56,44 @@ fn lint_tells_certain_errors_from_likely_mistakes() {
     assert_eq!(program.run(&()).expect("runs"), xpr::Value::Bool(false));
     assert!(engine.lint("a +").is_err());
 }
+
+/// A null operand's hint quotes the operand as written only when it fits
+/// on one line: one written over several lines quotes the operand alone,
+/// and one longer than a line keeps the VM's `(x ?? 0)`.
+#[test]
+fn null_operand_hints_stay_on_one_line() {
+    let engine = Engine::new();
+    let hint = |src: &str, ctx: serde_json::Value| {
+        let e = engine.eval(src, &ctx).expect_err("a null operand");
+        assert_eq!(e.kind(), ErrorKind::Type, "{e}");
+        e.hint().expect("a hint").to_string()
+    };
+    let ctx = serde_json::json!({"v": null, "o": {"a": null}});
+    // The operation over two lines: the operand alone.
+    assert_eq!(
+        hint("v\n  + 1", ctx.clone()),
+        "`v` is null: give it a default, `(v ?? 0)`"
+    );
+    // The operand itself over two lines, or CR alone: not quoted.
+    for src in ["o\n.a + 1", "o\r.a + 1", "1 - o\r\n.a"] {
+        let h = hint(src, ctx.clone());
+        assert!(!h.contains(['\n', '\r']), "{src:?}: {h}");
+        assert!(h.contains("(x ?? 0)"), "{src:?}: {h}");
+    }
+    // An operand of 81 characters: not quoted; of 80, quoted once.
+    let long = format!("v.{}", "b".repeat(79));
+    let h = hint(&format!("{long} * 2"), serde_json::json!({"v": {}}));
+    assert!(!h.contains(&long) && h.contains("(x ?? 0)"), "{h}");
+    let fits = format!("v.{}", "b".repeat(78));
+    assert_eq!(fits.chars().count(), 80);
+    let h = hint(&format!("{fits} * 2"), serde_json::json!({"v": {}}));
+    assert_eq!(
+        h,
+        format!("`{fits}` is null: give it a default, `({fits} ?? 0)`")
+    );
+    // Multi-byte characters count as one each.
+    let wide = format!("o[\"{}\"]", "ü".repeat(75));
+    assert_eq!(wide.chars().count(), 80);
+    let h = hint(&format!("{wide} + 1"), serde_json::json!({"o": {}}));
+    assert!(h.starts_with(&format!("`{wide}` is null")), "{h}");
+}
