@@ -8,6 +8,7 @@ and Ray tests run only with ``XPR_TEST_SPARK=1`` / ``XPR_TEST_RAY=1``
 
 import os
 import pickle
+import sys
 
 import pytest
 
@@ -159,6 +160,9 @@ def test_spark_local_map_in_arrow_matches_the_single_process_api():
     import xpr_rs.spark
 
     table = flights()
+    # Spark's Python workers run PYSPARK_PYTHON (default: python3 on the
+    # PATH), which must have the xpr-rs wheel: this venv's interpreter.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = SparkSession.builder.master("local[2]").appName("xpr").getOrCreate()
     try:
         df = spark.createDataFrame(table.to_pandas()).repartition(4)
