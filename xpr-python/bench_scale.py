@@ -3,7 +3,7 @@ for the flights filter `delay > 60 && distance > 1000` on a Dask
 LocalCluster (2 worker processes, 1 thread each), as
 
   - xpr:    xpr_rs.dask.filter (pandas partition -> Arrow -> xpr -> pandas,
-            the failed-row count computed with it),
+            the failed-row count read from the workers after),
   - pandas: the same filter as a pandas expression,
             ddf[(ddf.delay > 60) & (ddf.distance > 1000)],
   - apply:  a Python lambda per row, df.apply(lambda r: ..., axis=1).
@@ -12,8 +12,10 @@ The 20,000 flights are repeated to ROWS rows (default 2,000,000) in
 PARTITIONS partitions, persisted on the workers before timing, so each
 pass measures the filter and Dask's task overhead, not the transfer of
 the input. Each variant: one untimed pass, then the best of ROUNDS timed
-passes (apply: on a tenth of the rows, one timed pass: it is slow);
-rows/s/core = rows / (seconds x 2 cores). Floors (issue 17): xpr within 2x
+passes, xpr and pandas taking turns (apply: on a tenth of the rows, one timed pass: it is slow);
+rows/s/core = rows / (seconds x 2 cores). Then the partition function
+alone on one partition in this process, against the pandas expression.
+Floors (issue 17): xpr within 2x
 of pandas, and at least 20x faster than apply.
 
 Run on the release wheel:
@@ -37,27 +39,32 @@ import pandas as pd
 import pyarrow.json
 
 import xpr_rs.dask
+import xpr_rs.dataframe
 
 FLIGHTS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data" / "flights-20k.ndjson"
 SOURCE = "delay > 60 && distance > 1000"
 WORKERS = 2
 
 
-def best(run, rounds):
-    """The best wall time of `rounds` runs of `run`, after one untimed."""
-    run()
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
+def best(runs, rounds):
+    """The best wall time of each of `runs` (name -> function) over
+    `rounds` rounds, after one untimed round; the variants take turns
+    within a round, so a busy machine slows them alike."""
+    for run in runs.values():
         run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+    times = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(t) for name, t in times.items()}
 
 
 def main():
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
     partitions = int(sys.argv[2]) if len(sys.argv) > 2 else 8
-    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 9
     base = pyarrow.json.read_json(FLIGHTS).to_pandas()
     frame = pd.concat([base] * (rows // len(base)), ignore_index=True)
     rows = len(frame)
@@ -71,7 +78,7 @@ def main():
 
         def xpr():
             late, errors = xpr_rs.dask.filter(ddf, SOURCE)
-            return dask.compute(late, errors)
+            return late.compute(), errors.value
 
         def vectorised():
             return ddf[(ddf.delay > 60) & (ddf.distance > 1000)].compute()
@@ -83,11 +90,8 @@ def main():
         kept = len(xpr()[0])
         assert kept == len(vectorised()) == 278 * (rows // len(base)), kept
         assert len(apply()) == 278 * (len(small) // len(base))
-        seconds = {
-            "xpr": best(xpr, rounds),
-            "pandas": best(vectorised, rounds),
-            "apply": best(apply, 1),
-        }
+        seconds = best({"xpr": xpr, "pandas": vectorised}, rounds)
+        seconds.update(best({"apply": apply}, 1))
         counted = {"xpr": rows, "pandas": rows, "apply": len(small)}
         rate = {k: counted[k] / (s * WORKERS) for k, s in seconds.items()}
         print(f"{rows:,} rows ({len(small):,} for apply), {partitions} partitions, "
@@ -95,6 +99,20 @@ def main():
               f"pandas {pd.__version__}")
         for k in ("xpr", "pandas", "apply"):
             print(f"  {k:7} {seconds[k]:8.3f} s  {rate[k] / 1e6:8.3f} M rows/s/core")
+        # The partition function alone, in this process (no Dask task
+        # overhead): one partition's rows.
+        part = frame.iloc[: rows // partitions]
+        step = xpr_rs.dataframe.FrameStep(SOURCE)
+        alone = best(
+            {
+                "xpr": lambda: step(part),
+                "pandas": lambda: part[(part.delay > 60) & (part.distance > 1000)],
+            },
+            rounds,
+        )
+        print(f"one partition of {len(part):,} rows in this process: xpr "
+              f"{alone['xpr'] * 1e3:.2f} ms, pandas {alone['pandas'] * 1e3:.2f} ms "
+              f"({alone['xpr'] / alone['pandas']:.2f}x)")
         slower = rate["pandas"] / rate["xpr"]
         faster = rate["xpr"] / rate["apply"]
         print(f"xpr vs pandas: {slower:.2f}x slower (floor: <= 2x)  "

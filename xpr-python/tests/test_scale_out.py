@@ -109,12 +109,33 @@ def test_a_frame_step_keeps_the_index_labels_of_the_rows_out():
     assert list(out.index) == [10, 11, 13]
     assert out["value"].tolist() == [20.0, 50.0, 500 / 60]
     assert isinstance(out, pd.DataFrame)
+    # Not booleans: XPR's truthiness (0 is falsy), through xpr-arrow's filter.
+    assert list(dataframe.FrameStep("delay - 75")(frame).index) == [11, 12, 13]
+    # Columns keep their dtypes; a NaN is a null; no column read is fine.
+    frame["late"] = [1.5, float("nan"), 2.0, 3.0]
+    out = dataframe.FrameStep("late == null")(frame)
+    assert list(out.index) == [11] and out.dtypes.equals(frame.dtypes)
+    assert len(dataframe.FrameStep("true")(frame)) == 4
+
+
+def test_dask_error_counts_add_up_in_this_process_without_a_cluster():
+    pytest.importorskip("dask.dataframe")
+    import dask.dataframe as dd
+
+    import xpr_rs.dask
+
+    frame = small().to_pandas()
+    ddf = dd.from_pandas(frame, npartitions=2)
+    hours, errors = xpr_rs.dask.project(ddf, PROJECT, dtype=float, on_error="skip")
+    assert errors.value == 0
+    assert hours.compute(scheduler="sync")["value"].tolist() == [20.0, 50.0, 500 / 60]
+    assert errors.value == 1
+    assert xpr_rs.dask.project(ddf, PROJECT, dtype=float)[1].value == 0  # a count of its own
 
 
 def test_dask_local_cluster_two_processes_matches_the_single_process_api():
     pytest.importorskip("dask.dataframe")
     distributed = pytest.importorskip("distributed")
-    import dask
     import dask.dataframe as dd
 
     import xpr_rs.dask
@@ -127,7 +148,8 @@ def test_dask_local_cluster_two_processes_matches_the_single_process_api():
         ddf = dd.from_pandas(frame, npartitions=8)
 
         late, errors = xpr_rs.dask.filter(ddf, FILTER, on_error="null")
-        got, n = dask.compute(late, errors)
+        got = late.compute()
+        n = errors.value
         want = xpr_rs.compile(FILTER).filter_arrow(table).to_pandas()
         assert n == 0 and len(got) == len(want) == 278
         assert got.to_dict("records") == want.to_dict("records")
@@ -137,20 +159,22 @@ def test_dask_local_cluster_two_processes_matches_the_single_process_api():
         assert sorted(counts.values()) == [1, 1]
 
         hours, errors = xpr_rs.dask.project(ddf, PROJECT, name="hours", dtype=float, on_error="null")
-        got, n = dask.compute(hours, errors)
+        got = hours.compute()
+        n = errors.value
         want = xpr_rs.compile(PROJECT).evaluate_arrow(table, on_error="null").to_pylist()
         assert n == 430
         assert [None if v != v else v for v in got["hours"].tolist()] == want  # NaN: null
         assert got["origin"].tolist() == frame["origin"].tolist()
 
         hours, errors = xpr_rs.dask.project(ddf, PROJECT, name="hours", dtype=float, on_error="skip")
-        got, n = dask.compute(hours, errors)
+        got = hours.compute()
+        n = errors.value
         assert n == 430 and len(got) == 20_000 - 430
 
         with pytest.raises(xpr_rs.XprTypeError):
-            dask.compute(xpr_rs.dask.project(ddf, PROJECT, dtype=float)[0])
+            xpr_rs.dask.project(ddf, PROJECT, dtype=float)[0].compute()
         with pytest.raises(xpr_rs.XprFuelError):
-            dask.compute(xpr_rs.dask.filter(ddf, FILTER, partition_fuel=1000)[0])
+            xpr_rs.dask.filter(ddf, FILTER, partition_fuel=1000)[0].compute()
 
 
 @pytest.mark.skipif(os.environ.get("XPR_TEST_SPARK") != "1", reason="XPR_TEST_SPARK=1 runs it (needs pyspark, Java 17)")

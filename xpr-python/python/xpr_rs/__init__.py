@@ -101,4 +101,6 @@ def _copy(pa, array):
     when one of its buffers is misaligned."""
     if _buffers_aligned(array):
         return array
-    return array.take(pa.array(range(len(array)), pa.int64()))
+    import numpy
+
+    return array.take(pa.array(numpy.arange(len(array), dtype=numpy.int64)))

@@ -3,7 +3,8 @@ projection by ``map_partitions`` over pandas partitions, through Arrow.
 
 >>> import dask.dataframe as dd, xpr_rs.dask
 >>> late, errors = xpr_rs.dask.filter(ddf, "delay > 60 && distance > 1000", on_error="null")
->>> frame, n = dask.compute(late, errors)   # one graph: the rows and the failed-row count
+>>> frame = late.compute()
+>>> errors.value                              # the rows that failed, summed over the workers
 
 Dask is imported when a function is called, never by ``import xpr_rs``.
 Each worker process compiles the expression once (``xpr_rs.dataframe``);
@@ -14,20 +15,42 @@ from __future__ import annotations
 
 from typing import Any
 
+import functools
+import uuid
+
+from . import dataframe
 from .dataframe import FrameStep, OnError
 
 
-def _run(ddf: Any, step: FrameStep, meta: Any) -> tuple[Any, Any]:
-    import dask
-    import dask.dataframe as dd
+class ErrorCount:
+    """How many rows failed, counted where they failed: ``add(n)`` runs in
+    the worker process (a per-process tally keyed by this count's id, in
+    ``xpr_rs.dataframe``), ``value`` sums the tallies of every worker of
+    the current ``distributed`` client (``Client.run``) and of this
+    process (the local schedulers). Read it after the frame is computed.
+    Like a Spark accumulator, a retried partition counts again; a worker
+    that died takes its tally with it."""
 
-    def frame(part: Any) -> Any:
-        return step.apply(part)
+    def __init__(self) -> None:
+        self.id = uuid.uuid4().hex
 
-    outs = [dask.delayed(frame)(part) for part in ddf.to_delayed()]
-    frames = [dask.delayed(lambda o: o[0])(o) for o in outs]
-    counts = [dask.delayed(lambda o: o[1]["errors"])(o) for o in outs]
-    return dd.from_delayed(frames, meta=meta, divisions=ddf.divisions), dask.delayed(sum)(counts)
+    def add(self, n: int) -> None:
+        dataframe.tally(self.id, n)
+
+    @property
+    def value(self) -> int:
+        here = dataframe.tally(self.id)
+        try:
+            from distributed import get_client
+
+            client = get_client()
+        except (ImportError, ValueError):
+            return here
+        read = functools.partial(dataframe.tally, self.id)
+        return here + sum(client.run(read).values())
+
+    def __repr__(self) -> str:
+        return f"ErrorCount({self.id!r})"
 
 
 def filter(
@@ -39,13 +62,15 @@ def filter(
     **limits: Any,
 ) -> tuple[Any, Any]:
     """The rows of the Dask data frame ``ddf`` for which ``source`` is
-    truthy, and how many rows failed (a ``dask.delayed`` int; 0 under
-    ``"fail"``, which raises instead). Both are lazy: compute them
-    together (``dask.compute(frame, errors)``) so each partition is
-    evaluated once. ``partition_fuel``: fuel for each partition as a
+    truthy (lazy, from ``map_partitions``), and an ``ErrorCount`` whose
+    ``value``, once the frame is computed, is how many rows failed (0
+    under ``"fail"``, which raises instead). ``partition_fuel``: fuel for each partition as a
     whole; ``limits``: ``compile``'s (``fuel`` per row, ...)."""
-    step = FrameStep(source, "filter", on_error=on_error, partition_fuel=partition_fuel, **limits)
-    return _run(ddf, step, ddf._meta)
+    errors = ErrorCount()
+    step = FrameStep(
+        source, "filter", on_error=on_error, partition_fuel=partition_fuel, errors=errors, **limits
+    )
+    return ddf.map_partitions(step, meta=ddf._meta), errors
 
 
 def project(
@@ -60,13 +85,20 @@ def project(
 ) -> tuple[Any, Any]:
     """``ddf`` with the column ``name``, ``source``'s result on each row
     (``dtype`` for Dask's metadata: ``bool``, ``float`` or ``object``
-    after the result type), and how many rows failed (a
-    ``dask.delayed`` int). ``"null"``: a failed row's value is null;
+    after the result type), and an ``ErrorCount`` of the rows that
+    failed. ``"null"``: a failed row's value is null;
     ``"skip"``: the row is dropped."""
+    errors = ErrorCount()
     step = FrameStep(
-        source, "project", name=name, on_error=on_error, partition_fuel=partition_fuel, **limits
+        source,
+        "project",
+        name=name,
+        on_error=on_error,
+        partition_fuel=partition_fuel,
+        errors=errors,
+        **limits,
     )
-    return _run(ddf, step, step.meta(ddf._meta, dtype))
+    return ddf.map_partitions(step, meta=step.meta(ddf._meta, dtype)), errors
 
 
 def partition_filter(source: str, *, on_error: OnError = "fail", **limits: Any) -> FrameStep:

@@ -15,8 +15,9 @@ Errors follow ``on_error`` as in ``xpr run --on-error``: ``"fail"`` raises
 the first failing row's ``XprError`` (``.row`` its index in the
 partition) and fails the engine's job; ``"null"`` gives the row a null
 result (a filter drops it); ``"skip"`` drops the row. How many rows
-failed reaches the driver through each engine's own channel (a Dask
-delayed sum, a Spark accumulator, a Ray actor): a step calls
+failed reaches the driver through each engine's own channel (a tally
+per worker process read by ``Client.run`` for Dask, a Spark accumulator, a
+Ray actor): a step calls
 ``errors.add(n)`` for each partition when it is given an ``errors``
 object.
 
@@ -66,6 +67,17 @@ def compiled(source: str, limits: dict[str, Any] | None = None) -> Program:
                 _cache[key] = program
                 compilations += 1
     return program
+
+
+_tallies: dict[str, int] = {}
+
+
+def tally(key: str, n: int = 0) -> int:
+    """Adds ``n`` to this process's tally ``key`` and returns it (the
+    worker side of ``xpr_rs.dask.ErrorCount``)."""
+    with _cache_lock:
+        _tallies[key] = _tallies.get(key, 0) + n
+        return _tallies[key]
 
 
 class Step:
@@ -132,8 +144,11 @@ class Step:
                 data, on_error=on_error, batch_fuel=self.partition_fuel, report=True
             )
             if self.on_error == "skip" and report["error_rows"]:
-                failed = set(report["error_rows"])
-                keep = pa.array([i not in failed for i in range(data.num_rows)])
+                import numpy
+
+                keep = numpy.ones(data.num_rows, dtype=bool)
+                keep[report["error_rows"]] = False
+                keep = pa.array(keep)
                 data, values = data.filter(keep), values.filter(keep)
             if isinstance(data, pa.Table):
                 out = data.append_column(self.name, values)
@@ -160,22 +175,53 @@ class Step:
 
 
 class FrameStep(Step):
-    """A ``Step`` over pandas data frames (Dask partitions): each frame
-    goes to Arrow (``pyarrow.Table.from_pandas``, without the index) and
-    back, the rows kept carrying their index labels. ``apply`` returns
-    ``(frame, report)``; calling it, the frame."""
+    """A ``Step`` over pandas data frames (Dask partitions). Only the
+    columns the expression reads go to Arrow (``Program.free_variables``;
+    NaN as null, as ``pyarrow.Table.from_pandas``); the rows out are
+    taken from the input frame (a filter: a boolean mask when the
+    expression gives booleans, else xpr-arrow's filter on the rows'
+    positions), or the input gets the result column (a projection), so
+    every column keeps its dtype and index labels. ``apply`` returns ``(frame, report)``; calling it, the
+    frame."""
 
     def apply(self, data: Any) -> tuple[Any, dict[str, Any]]:  # type: ignore[override]
+        import numpy
         import pyarrow as pa
 
-        table = pa.Table.from_pandas(data, preserve_index=False)
-        # Each row's position rides along (the program never reads it), so
-        # the rows out keep their index labels.
-        table = table.append_column(_ROW, pa.array(range(len(data)), pa.int64()))
-        out, report = super().apply(table)
-        positions = out.column(_ROW).to_numpy()
-        frame = out.drop_columns([_ROW]).to_pandas()
-        frame.index = data.index[positions]
+        program = self.program
+        names = [n for n in program.free_variables if n in data.columns]
+        columns = [pa.array(data[n], from_pandas=True) for n in names]
+        positions = pa.array(numpy.arange(len(data), dtype=numpy.int64))
+        # The positions make the row count (a frame may have no column the
+        # expression reads); the program never reads them.
+        table = pa.Table.from_arrays([*columns, positions], names=[*names, _ROW])
+        if self.mode == "filter":
+            on_error = "fail" if self.on_error == "fail" else "null"
+            values, report = program.evaluate_arrow(
+                table, on_error=on_error, batch_fuel=self.partition_fuel, report=True
+            )
+            if values.type == pa.bool_():
+                # A null (a failed row's) is falsy.
+                frame = data[values.fill_null(False).to_numpy(zero_copy_only=False)]
+            else:
+                # Truthiness of other results as XPR has it: xpr-arrow's
+                # filter (the rows run again).
+                out, report = program.filter_arrow(
+                    table, on_error=self.on_error, batch_fuel=self.partition_fuel, report=True
+                )
+                frame = data.iloc[out.column(_ROW).to_numpy()]
+        else:
+            on_error = "null" if self.on_error == "skip" else self.on_error
+            values, report = program.evaluate_arrow(
+                table, on_error=on_error, batch_fuel=self.partition_fuel, report=True
+            )
+            frame = data.assign(**{self.name: values.to_numpy(zero_copy_only=False)})
+            if self.on_error == "skip" and report["error_rows"]:
+                keep = numpy.ones(len(data), dtype=bool)
+                keep[report["error_rows"]] = False
+                frame = frame.iloc[keep]
+        if self.errors is not None and report["errors"]:
+            self.errors.add(report["errors"])
         return frame, report
 
     def meta(self, frame: Any, dtype: Any = None) -> Any:
