@@ -154,9 +154,9 @@ def test_dask_local_cluster_two_processes_matches_the_single_process_api():
         assert n == 0 and len(got) == len(want) == 278
         assert got.to_dict("records") == want.to_dict("records")
         assert list(got.index) == sorted(got.index)  # the input's labels, in order
-        # Each worker compiled the filter once, for its 4-odd partitions.
+        # Each worker compiled the filter at most once, for all its partitions.
         counts = client.run(lambda: __import__("xpr_rs.dataframe").dataframe.compilations)
-        assert sorted(counts.values()) == [1, 1]
+        assert len(counts) == 2 and set(counts.values()) <= {0, 1} and sum(counts.values()) >= 1
 
         hours, errors = xpr_rs.dask.project(ddf, PROJECT, name="hours", dtype=float, on_error="null")
         got = hours.compute()
