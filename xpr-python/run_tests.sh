@@ -17,7 +17,7 @@ if [ ! -x "$venv/bin/python" ]; then
     "${PYTHON:-python3}" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-    "maturin>=1.16,<2" pytest pyyaml cloudpickle pyarrow pandas
+    "maturin>=1.16,<2" pytest pyyaml cloudpickle pyarrow pandas "dask[distributed]"
 
 rm -rf "$wheels"
 "$venv/bin/maturin" build --manifest-path xpr-python/Cargo.toml \

@@ -197,6 +197,21 @@ pub fn filter_batch(
     batch: &RecordBatch,
     options: &BatchOptions,
 ) -> Result<RecordBatch, BatchError> {
+    filter_batch_report(program, batch, options).map(|(kept, _)| kept)
+}
+
+/// As [`filter_batch`], also naming the rows that failed (dropped under
+/// [`OnError::Null`] and [`OnError::Skip`]) and what the batch was
+/// charged: the [`Evaluation`] of the predicate (its `values` one cell a
+/// row, a failed row's cell null).
+///
+/// # Errors
+/// As [`evaluate_batch`].
+pub fn filter_batch_report(
+    program: &Program,
+    batch: &RecordBatch,
+    options: &BatchOptions,
+) -> Result<(RecordBatch, Evaluation), BatchError> {
     let options = BatchOptions {
         on_error: match options.on_error {
             OnError::Fail => OnError::Fail,
@@ -206,8 +221,10 @@ pub fn filter_batch(
     };
     let evaluation = evaluate_batch_report(program, batch, &options)?;
     let keep = truthy(&evaluation.values);
-    arrow_select::filter::filter_record_batch(batch, &keep)
-        .map_err(|e| BatchError::batch(Error::new(ErrorKind::Value, format!("Arrow error: {e}"))))
+    let kept = arrow_select::filter::filter_record_batch(batch, &keep).map_err(|e| {
+        BatchError::batch(Error::new(ErrorKind::Value, format!("Arrow error: {e}")))
+    })?;
+    Ok((kept, evaluation))
 }
 
 /// The truthiness of each cell of an evaluation's values (a null is falsy).

@@ -12,6 +12,7 @@ use arrow_schema::{DataType, Field};
 use xpr::{Engine, ErrorKind, Limits};
 use xpr_arrow::{
     BatchOptions, Budget, OnError, evaluate_batch, evaluate_batch_report, filter_batch,
+    filter_batch_report,
 };
 
 fn batch() -> RecordBatch {
@@ -191,6 +192,26 @@ fn filter_keeps_truthy_rows() {
         let kept: Vec<_> = f64s(out.column(0));
         assert_eq!(kept, [Some(1.5), Some(40.0)]);
     }
+}
+
+#[test]
+fn filter_report_names_the_dropped_failures_and_the_fuel() {
+    let p = Engine::new().compile("n > 0").unwrap();
+    for policy in [OnError::Null, OnError::Skip] {
+        let (kept, report) = filter_batch_report(&p, &batch(), &opts(policy)).unwrap();
+        assert_eq!(kept.num_rows(), 2);
+        let failed: Vec<_> = report.errors.iter().map(|(r, e)| (*r, e.kind())).collect();
+        assert_eq!(failed, [(1, ErrorKind::Type)]);
+        assert_eq!(report.values.len(), 4);
+        assert!(report.fuel_used > 0);
+    }
+    let tight = BatchOptions {
+        on_error: OnError::Null,
+        fuel: Budget::Limit(1),
+        ..BatchOptions::default()
+    };
+    let err = filter_batch_report(&p, &batch(), &tight).unwrap_err();
+    assert_eq!((err.row, err.error.kind()), (None, ErrorKind::Fuel));
 }
 
 #[test]

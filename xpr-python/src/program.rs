@@ -8,8 +8,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use xpr::{Output, Value, Vm};
 
-use pyo3_arrow::input::AnyRecordBatch;
-
 use crate::arrow;
 use crate::convert::{self, Layout, Reader, Record, Slot, Texts, Values};
 use crate::errors;
@@ -367,31 +365,51 @@ impl Program {
     /// `pyarrow.Array`, one result a row: boolean, double or string after
     /// the results' type (arrays, objects and mixed types as JSON text).
     /// `on_error`: `"fail"` raises the first error with `.row`; `"null"`
-    /// gives a null; `"skip"` leaves the row out.
-    #[pyo3(signature = (data, *, on_error="fail"))]
+    /// gives a null; `"skip"` leaves the row out. `batch_fuel`: fuel units
+    /// for the whole call (default: what its rows may use one by one);
+    /// spent, the call raises `XprFuelError` (`.row` None) whatever
+    /// `on_error`. `report=True` returns `(array, report)`, `report` a
+    /// dict: `rows`, `errors` (rows that failed), `error_rows`,
+    /// `messages`, `fuel_used`.
+    #[pyo3(signature = (data, *, on_error="fail", batch_fuel=None, report=false))]
     fn evaluate_arrow<'py>(
         &self,
         py: Python<'py>,
-        data: AnyRecordBatch,
+        data: Bound<'py, PyAny>,
         on_error: &str,
+        batch_fuel: Option<u64>,
+        report: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let on_error = arrow::on_error(on_error)?;
-        arrow::evaluate(py, &self.program, &self.source, data, on_error)
+        let data = arrow::import(py, data)?;
+        let run = arrow::Run {
+            on_error: arrow::on_error(on_error)?,
+            batch_fuel,
+            report,
+        };
+        arrow::evaluate(py, &self.program, &self.source, data, &run)
     }
 
     /// The rows of `data` for which the expression is truthy, as a
     /// `pyarrow.RecordBatch` for a batch and a `pyarrow.Table` for a
     /// table. `on_error`: `"fail"` raises the first error with `.row`;
-    /// `"null"` and `"skip"` drop the row.
-    #[pyo3(signature = (data, *, on_error="fail"))]
+    /// `"null"` and `"skip"` drop the row. `batch_fuel` and `report` as in
+    /// `evaluate_arrow` (the fuel shared by a table's batches).
+    #[pyo3(signature = (data, *, on_error="fail", batch_fuel=None, report=false))]
     fn filter_arrow<'py>(
         &self,
         py: Python<'py>,
-        data: AnyRecordBatch,
+        data: Bound<'py, PyAny>,
         on_error: &str,
+        batch_fuel: Option<u64>,
+        report: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let on_error = arrow::on_error(on_error)?;
-        arrow::filter(py, &self.program, &self.source, data, on_error)
+        let data = arrow::import(py, data)?;
+        let run = arrow::Run {
+            on_error: arrow::on_error(on_error)?,
+            batch_fuel,
+            report,
+        };
+        arrow::filter(py, &self.program, &self.source, data, &run)
     }
 
     /// Pickling: `xpr_rs._restore(source, options)` compiles again.

@@ -100,3 +100,20 @@ def test_each_row_is_held_to_the_limits_not_the_batch_to_one_run():
     with pytest.raises(xpr_rs.XprFuelError) as e:
         costly.evaluate_arrow(pa.table({"a": [1, 2, 10_000]}))
     assert e.value.row == 2
+
+
+def test_misaligned_buffers_are_copied_before_the_import():
+    # Zero-copy deserialisation (Dask's) can leave a buffer at an odd
+    # address; the Arrow C data interface would read it in place.
+    raw = pa.py_buffer(b"\x00" + pa.array([0, 2, 5, 5], pa.int32()).buffers()[1].to_pybytes())
+    offsets = raw.slice(1)
+    assert offsets.address % 8 != 0
+    strings = pa.Array.from_buffers(pa.string(), 3, [None, offsets, pa.py_buffer(b"abcde")])
+    assert strings.to_pylist() == ["ab", "cde", ""]
+    program = xpr_rs.compile("s + '!'")
+    for data in (pa.table({"s": strings}), pa.RecordBatch.from_arrays([strings], names=["s"])):
+        assert program.evaluate_arrow(data).to_pylist() == ["ab!", "cde!", "!"]
+        assert program.filter_arrow(data).num_rows == 3
+        assert xpr_rs._aligned(data).equals(data)
+    aligned = pa.table({"s": ["x"]})
+    assert xpr_rs._aligned(aligned) is aligned

@@ -66,3 +66,41 @@ def _restore(source, options):
     keyword arguments it was made with (host functions included, which
     pickle by reference, or by value with cloudpickle)."""
     return compile(source, **options)
+
+
+def _aligned(data):
+    """``data`` as ``evaluate_arrow`` and ``filter_arrow`` may import it:
+    a pyarrow ``RecordBatch`` or ``Table`` whose buffers do not all start
+    on an 8-byte boundary (as after zero-copy deserialisation from a
+    network frame, e.g. by Dask) is copied column by column, since the
+    Arrow C data interface reads offsets and values in place; anything
+    else is returned as it is."""
+    pa = __import__("sys").modules.get("pyarrow")
+    if pa is None:
+        return data
+    if isinstance(data, pa.RecordBatch):
+        arrays = data.columns
+    elif isinstance(data, pa.Table):
+        arrays = [chunk for column in data.columns for chunk in column.chunks]
+    else:
+        return data
+    if all(_buffers_aligned(a) for a in arrays):
+        return data
+    if isinstance(data, pa.RecordBatch):
+        return pa.RecordBatch.from_arrays([_copy(pa, a) for a in arrays], schema=data.schema)
+    columns = [pa.chunked_array([_copy(pa, c) for c in col.chunks], col.type) for col in data.columns]
+    return pa.Table.from_arrays(columns, schema=data.schema)
+
+
+def _buffers_aligned(array):
+    return all(b is None or b.address % 8 == 0 for b in array.buffers())
+
+
+def _copy(pa, array):
+    """``array`` in buffers of pyarrow's own allocation (64-byte aligned)
+    when one of its buffers is misaligned."""
+    if _buffers_aligned(array):
+        return array
+    import numpy
+
+    return array.take(pa.array(numpy.arange(len(array), dtype=numpy.int64)))

@@ -68,7 +68,14 @@ class Program:
     def filter_ndjson(self, data: bytes) -> list[bytes]:
         """The lines of NDJSON ``data`` for which the expression is truthy,
         unchanged but for their line ending. Errors as ``evaluate_ndjson``."""
-    def evaluate_arrow(self, data: Any, *, on_error: Literal["fail", "null", "skip"] = "fail") -> Any:
+    def evaluate_arrow(
+        self,
+        data: Any,
+        *,
+        on_error: Literal["fail", "null", "skip"] = "fail",
+        batch_fuel: int | None = None,
+        report: bool = False,
+    ) -> Any:
         """Evaluates on every row of ``data`` (a ``pyarrow.RecordBatch`` or
         ``pyarrow.Table``, or any object with ``__arrow_c_array__`` or
         ``__arrow_c_stream__``; columns are the variables, struct columns
@@ -76,12 +83,25 @@ class Program:
         double or string after the results' type (arrays, objects and mixed
         types as JSON text). ``on_error``: ``"fail"`` raises the first
         error with ``.row``; ``"null"`` gives a null; ``"skip"`` leaves the
-        row out."""
-    def filter_arrow(self, data: Any, *, on_error: Literal["fail", "null", "skip"] = "fail") -> Any:
+        row out. ``batch_fuel``: fuel units for the whole call (default:
+        what its rows may use one by one); spent, the call raises
+        ``XprFuelError`` (``.row`` None) whatever ``on_error``.
+        ``report=True`` returns ``(array, report)``, ``report`` a dict:
+        ``rows``, ``errors`` (how many rows failed), ``error_rows``,
+        ``messages`` (each error's ``str()``), ``fuel_used``."""
+    def filter_arrow(
+        self,
+        data: Any,
+        *,
+        on_error: Literal["fail", "null", "skip"] = "fail",
+        batch_fuel: int | None = None,
+        report: bool = False,
+    ) -> Any:
         """The rows for which the expression is truthy: a
         ``pyarrow.RecordBatch`` for a batch, a ``pyarrow.Table`` for a
         table. ``on_error``: ``"fail"`` raises with ``.row``; ``"null"``
-        and ``"skip"`` drop the row."""
+        and ``"skip"`` drop the row. ``batch_fuel`` and ``report`` as in
+        ``evaluate_arrow`` (the fuel shared by a table's batches)."""
     def __reduce__(self) -> tuple[Callable[..., Program], tuple[str, dict[str, Any]]]: ...
     def __copy__(self) -> Program: ...
     def __deepcopy__(self, memo: Any) -> Program: ...
