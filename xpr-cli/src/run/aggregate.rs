@@ -481,10 +481,10 @@ mod tests {
         let bytes = AtomicU64::new(0);
         let xs = [3.5, 1.0, -2.0, 3.5, 0.1];
         let row = |g: Groups<'_>| g.finish(&[]).map_err(|e| format!("{e:?}"));
-        let mut whole = Groups::new(&spec.aggs, 10, u64::MAX, &bytes);
-        for (i, x) in xs.iter().enumerate() {
-            let v = Some(Value::Number(*x));
-            let args = [
+        // count() takes no argument; the seven others take x.
+        let args_of = |x: f64| {
+            let v = Some(Value::Number(x));
+            [
                 None,
                 v.clone(),
                 v.clone(),
@@ -493,7 +493,11 @@ mod tests {
                 v.clone(),
                 v.clone(),
                 v,
-            ];
+            ]
+        };
+        let mut whole = Groups::new(&spec.aggs, 10, u64::MAX, &bytes);
+        for (i, x) in xs.iter().enumerate() {
+            let args = args_of(*x);
             whole
                 .add(&[], &args, i as u64 + 1)
                 .unwrap_or_else(|e| panic!("{e:?}"));
@@ -504,17 +508,7 @@ mod tests {
             let mut a = Groups::new(&spec.aggs, 10, u64::MAX, &bytes);
             let mut b = Groups::new(&spec.aggs, 10, u64::MAX, &bytes);
             for (i, x) in xs.iter().enumerate() {
-                let v = Some(Value::Number(*x));
-                let args = [
-                    None,
-                    v.clone(),
-                    v.clone(),
-                    v.clone(),
-                    v.clone(),
-                    v.clone(),
-                    v.clone(),
-                    v,
-                ];
+                let args = args_of(*x);
                 let g = if i < cut { &mut a } else { &mut b };
                 g.add(&[], &args, i as u64 + 1)
                     .unwrap_or_else(|e| panic!("{e:?}"));

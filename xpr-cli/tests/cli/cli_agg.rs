@@ -8,24 +8,10 @@
 use crate::common;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{assert_fails, code, lines, run, run_with, stderr, stdout, temp_file};
+use common::{assert_fails, code, lines, run, run_with, shared, stderr, stdout, temp_file};
 use serde_json::{Value as Json, json};
-
-fn shared(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
-        .join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    if std::env::var("XPR_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("{} is missing and XPR_REQUIRE_SHARED=1", path.display());
-    }
-    eprintln!("skipping: {} not found", path.display());
-    None
-}
 
 fn records(path: &Path) -> Vec<Json> {
     std::fs::read_to_string(path)

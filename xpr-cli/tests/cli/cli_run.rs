@@ -6,26 +6,11 @@
 use crate::common;
 
 use std::io::{Read as _, Write as _};
-use std::path::{Path, PathBuf};
 
 use common::{
-    assert_stderr_has, code, lines, orders, run, run_with, spawn, stderr, stdout, temp_file,
+    assert_stderr_has, code, lines, orders, run, run_with, shared, spawn, stderr, stdout, temp_file,
 };
 use serde_json::{Value as Json, json};
-
-fn shared(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
-        .join(name);
-    if path.is_file() {
-        return Some(path);
-    }
-    if std::env::var("XPR_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("{} is missing and XPR_REQUIRE_SHARED=1", path.display());
-    }
-    eprintln!("skipping: {} not found", path.display());
-    None
-}
 
 /// Numbers compared as f64, so that `2` and `2.0` are equal, as in XPR.
 fn same(a: &Json, b: &Json) -> bool {

@@ -111,3 +111,19 @@ pub fn batch_input_error(message: &str) -> String {
          \"span\":null,\"expected\":[],\"hint\":null,\"severity\":\"error\"}}"
     )
 }
+
+/// A data file of `../shared/data` beside the checkout; `None` (with a
+/// message) when it is absent, a panic under `XPR_REQUIRE_SHARED=1`.
+pub fn shared(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    if std::env::var("XPR_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
+        panic!("{} is missing and XPR_REQUIRE_SHARED=1", path.display());
+    }
+    eprintln!("skipping: {} not found", path.display());
+    None
+}
