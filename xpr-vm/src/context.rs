@@ -1,6 +1,6 @@
 //! How a program reads the host's data: the context trait.
 
-use crate::value::{Map, Object, Value, map_get_hashed};
+use crate::value::{Map, Object, Value, map_get_hashed, map_get_hinted};
 
 /// A context variable found by [`Context::lookup`].
 #[derive(Debug)]
@@ -42,6 +42,31 @@ pub trait Context {
     fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
         let _ = hash;
         self.get(name).map(Field::Owned)
+    }
+
+    /// As [`Context::lookup`], for a context whose variables have positions
+    /// (a [`Map`] keeps its keys in order): `hint` is where the same program
+    /// found `name` in the context of its last run, to be tried first and
+    /// set to where `name` is found now. Records of one layout then find
+    /// each variable with one key comparison instead of a search.
+    ///
+    /// The answer must be [`Context::lookup`]'s, whatever `hint` holds (a
+    /// hint is only ever a guess: the VM starts from 0 and may hand one
+    /// over from another program). The default ignores it.
+    #[inline]
+    fn lookup_hinted(&self, name: &str, hash: u64, hint: &mut u32) -> Option<Field<'_>> {
+        let _ = hint;
+        self.lookup(name, hash)
+    }
+
+    /// The context as a [`Map`], when it is one (a map, an object, or a
+    /// value holding an object): asked once per run by a VM that then
+    /// reads the variables itself, with no call per read. The answer must
+    /// give what [`Context::lookup`] gives for every name. The default
+    /// answers `None`.
+    #[inline]
+    fn as_map(&self) -> Option<&Map> {
+        None
     }
 
     /// The value at the end of the path `name.f1.f2...` (`steps`: each
@@ -100,6 +125,16 @@ impl Context for Map {
     fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
         map_get_hashed(self, name, hash).map(Field::Borrowed)
     }
+
+    #[inline]
+    fn lookup_hinted(&self, name: &str, hash: u64, hint: &mut u32) -> Option<Field<'_>> {
+        map_get_hinted(self, name, hash, hint).map(Field::Borrowed)
+    }
+
+    #[inline]
+    fn as_map(&self) -> Option<&Map> {
+        Some(self)
+    }
 }
 
 impl Context for Object {
@@ -110,6 +145,16 @@ impl Context for Object {
     #[inline]
     fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
         self.get_hashed(name, hash).map(Field::Borrowed)
+    }
+
+    #[inline]
+    fn lookup_hinted(&self, name: &str, hash: u64, hint: &mut u32) -> Option<Field<'_>> {
+        self.get_hinted(name, hash, hint).map(Field::Borrowed)
+    }
+
+    #[inline]
+    fn as_map(&self) -> Option<&Map> {
+        Some(self.map())
     }
 }
 
@@ -129,6 +174,22 @@ impl Context for Value {
             _ => None,
         }
     }
+
+    #[inline]
+    fn lookup_hinted(&self, name: &str, hash: u64, hint: &mut u32) -> Option<Field<'_>> {
+        match self {
+            Value::Object(o) => o.get_hinted(name, hash, hint).map(Field::Borrowed),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Object(o) => Some(o.map()),
+            _ => None,
+        }
+    }
 }
 
 impl<C: Context + ?Sized> Context for &C {
@@ -139,6 +200,16 @@ impl<C: Context + ?Sized> Context for &C {
     #[inline]
     fn lookup(&self, name: &str, hash: u64) -> Option<Field<'_>> {
         (**self).lookup(name, hash)
+    }
+
+    #[inline]
+    fn lookup_hinted(&self, name: &str, hash: u64, hint: &mut u32) -> Option<Field<'_>> {
+        (**self).lookup_hinted(name, hash, hint)
+    }
+
+    #[inline]
+    fn as_map(&self) -> Option<&Map> {
+        (**self).as_map()
     }
 
     #[inline]

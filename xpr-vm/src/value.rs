@@ -310,6 +310,13 @@ impl Object {
         map_get_hashed(&self.map, key, hash)
     }
 
+    /// As [`Object::get_hashed`], trying position `*hint` first (see
+    /// [`map_get_hinted`]).
+    #[inline]
+    pub fn get_hinted(&self, key: &str, hash: u64, hint: &mut u32) -> Option<&Value> {
+        map_get_hinted(&self.map, key, hash, hint)
+    }
+
     /// The number of keys.
     #[inline]
     pub fn len(&self) -> usize {
@@ -358,6 +365,43 @@ pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Valu
         .map(|(_, v)| v)
 }
 
+/// `map.get(key)` given `hash == key_hash(key)`, trying position `*hint`
+/// first: a program that reads the same names from records of the same
+/// layout finds each at the position where it was last found, with one key
+/// comparison. `*hint` is set to where the key was found (left as it was
+/// when the key is absent).
+#[inline]
+pub fn map_get_hinted<'m>(map: &'m Map, key: &str, hash: u64, hint: &mut u32) -> Option<&'m Value> {
+    // Only a short key is compared here: a longer one (a call to
+    // `memcmp`) is left to the search, so a hit saves no registers.
+    if let Some((k, v)) = map.get_index(*hint as usize)
+        && k.len() == key.len()
+        && short_eq(k.as_bytes(), key.as_bytes()) == Some(true)
+    {
+        return Some(v);
+    }
+    map_find_hinted(map, key, hash, hint)
+}
+
+/// The search of [`map_get_hinted`] when the hint misses: out of line, so
+/// that a hit saves and restores no registers.
+#[inline(never)]
+fn map_find_hinted<'m>(map: &'m Map, key: &str, hash: u64, hint: &mut u32) -> Option<&'m Value> {
+    let (at, v) = if map.len() <= 8 {
+        map.iter()
+            .enumerate()
+            .find(|(_, (k, _))| bytes_eq(k.as_bytes(), key.as_bytes()))
+            .map(|(at, (_, v))| (at, v))?
+    } else {
+        use indexmap::map::RawEntryApiV1;
+        map.raw_entry_v1()
+            .from_hash_full(hash, |k| bytes_eq(k.as_bytes(), key.as_bytes()))
+            .map(|(at, _, v)| (at, v))?
+    };
+    *hint = u32::try_from(at).unwrap_or(u32::MAX);
+    Some(v)
+}
+
 /// `a == b` for byte strings, inline for the short ones object keys and
 /// compared words usually are (a call to `memcmp` costs more than the
 /// comparison): up to 16 bytes as two overlapping word comparisons.
@@ -366,6 +410,17 @@ pub fn map_get_hashed<'m>(map: &'m Map, key: &str, hash: u64) -> Option<&'m Valu
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline)]
 pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    short_eq(a, b).unwrap_or_else(|| a == b)
+}
+
+/// `a == b` for two byte strings of the same length up to 16 bytes, with
+/// no call; `None` for longer ones.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline)]
+fn short_eq(a: &[u8], b: &[u8]) -> Option<bool> {
     fn words<const W: usize>(a: &[u8], b: &[u8]) -> Option<bool> {
         Some(
             a.first_chunk::<W>()? == b.first_chunk::<W>()?
@@ -373,10 +428,7 @@ pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         )
     }
     let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let short = match n {
+    match n {
         0 => Some(true),
         1..=3 => {
             Some(a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last())
@@ -384,8 +436,7 @@ pub fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         4..=7 => words::<4>(a, b),
         8..=16 => words::<8>(a, b),
         _ => None,
-    };
-    short.unwrap_or_else(|| a == b)
+    }
 }
 
 /// Whether dropping `v` may recurse: it owns values of its own.

@@ -46,6 +46,12 @@ struct Inner {
     key_hashes: Vec<u64>,
     /// [`Program::heap_bytes`].
     heap_bytes: u64,
+    /// Whether the main prototype is straight-line code over scalars (see
+    /// `vm/straight.rs`).
+    straight: bool,
+    /// Whether the main prototype reads a field of a context name
+    /// (`LoadGlobal` then `GetField`).
+    global_fields: bool,
 }
 
 impl Inner {
@@ -61,6 +67,15 @@ impl Inner {
             global_hashes: parts.globals.iter().map(|g| key_hash(&g.name)).collect(),
             key_hashes: parts.keys.iter().map(|k| key_hash(k)).collect(),
             heap_bytes: heap_bytes(&parts),
+            straight: parts
+                .protos
+                .first()
+                .is_some_and(|p| crate::vm::straight_line(&p.code, p.slots)),
+            global_fields: parts.protos.first().is_some_and(|p| {
+                p.code
+                    .windows(2)
+                    .any(|w| matches!(w, [Op::LoadGlobal(_), Op::GetField(_)]))
+            }),
             parts,
         }
     }
@@ -245,6 +260,18 @@ impl Program {
     #[inline]
     pub(crate) fn key_hashes(&self) -> &[u64] {
         &self.inner.key_hashes
+    }
+
+    /// Whether the main prototype is straight-line code over scalars.
+    #[inline]
+    pub(crate) fn straight_line(&self) -> bool {
+        self.inner.straight
+    }
+
+    /// Whether the main prototype reads a field of a context name.
+    #[inline]
+    pub(crate) fn reads_fields_of_globals(&self) -> bool {
+        self.inner.global_fields
     }
 
     /// Whether two handles share the same program.

@@ -77,7 +77,16 @@ impl<'a> Exec<'a> {
         if main && let Some(Some(_)) = self.vm.globals.get(g as usize) {
             return Ok(Found::Cached);
         }
-        match ctx.lookup(&global.name, hash) {
+        let found = if main {
+            if self.vm.hints.len() <= g as usize {
+                self.vm.hints.resize(g as usize + 1, 0);
+            }
+            let hint = &mut self.vm.hints[g as usize];
+            ctx.lookup_hinted(&global.name, hash, hint)
+        } else {
+            ctx.lookup(&global.name, hash)
+        };
+        match found {
             Some(Field::Borrowed(v)) => {
                 // Host data nested deeper than the value-depth budget is
                 // refused when read, so no recursive operation (equality,
@@ -167,21 +176,38 @@ impl<'a> Exec<'a> {
         g: u32,
         v: Value,
     ) -> Found<'static> {
-        let n = program.parts().globals.len();
-        let cache = &mut self.vm.globals;
-        if main && cache.len() < n {
-            cache.resize(n, None);
-        }
-        match cache.get_mut(g as usize) {
-            Some(slot) if main => {
-                *slot = Some(v);
-                Found::Cached
-            }
+        match main {
+            true => match self.vm.keep_global(program, g, v) {
+                Ok(()) => Found::Cached,
+                Err(v) => self.vm.park(v),
+            },
             // Not kept: parked in the scratch slot, read at once.
-            _ => {
-                self.vm.scratch = Some(v);
-                Found::Scratch
-            }
+            false => self.vm.park(v),
         }
+    }
+}
+
+impl Vm {
+    /// Keeps `v`, built by the context for global `g` of the main
+    /// `program`, for the rest of the run; gives it back when `g` is no
+    /// global of `program`.
+    pub(super) fn keep_global(&mut self, program: &Program, g: u32, v: Value) -> Result<(), Value> {
+        let n = program.parts().globals.len();
+        if self.globals.len() < n {
+            self.globals.resize(n, None);
+        }
+        match self.globals.get_mut(g as usize) {
+            Some(slot) => {
+                *slot = Some(v);
+                Ok(())
+            }
+            None => Err(v),
+        }
+    }
+
+    /// Parks `v` in the scratch slot, to be read at once.
+    fn park(&mut self, v: Value) -> Found<'static> {
+        self.scratch = Some(v);
+        Found::Scratch
     }
 }

@@ -15,6 +15,12 @@
 //! - strings, arrays and objects are charged to the memory budget, at their
 //!   logical size, before they are built; their nesting depth is checked.
 //!
+//! A main program that is straight-line code over scalars (reads of
+//! context names and their fields, arithmetic, comparisons, `&&`, `||`,
+//! `!`, `?:`, `??`) is first run by a smaller loop over a typed stack of
+//! borrowed scalars (`straight.rs`), to the same result, fuel and memory;
+//! it hands anything else to the dispatch loop.
+//!
 //! The dispatch loop is one function (`dispatch.rs`); what it calls out
 //! to lies beside it: setting a run up (`run.rs`), fuel, memory and depth
 //! (`budget.rs`), context names (`globals.rs`), property access
@@ -35,6 +41,8 @@ pub mod ops;
 mod regex_cache;
 mod run;
 pub use run::{Fields, Output};
+mod straight;
+pub(crate) use straight::qualifies as straight_line;
 mod runtime;
 mod text;
 mod timer;
@@ -114,6 +122,15 @@ pub struct Vm {
     /// often the expression names it (a `serde_json` context converts the
     /// field on every read).
     globals: Vec<Option<Value>>,
+    /// Where each global of the last main program was found in its
+    /// context, by global index ([`Context::lookup_hinted`]): kept from run
+    /// to run, since records of one layout hold each name at the same
+    /// position. Only ever a guess (another program may have set it).
+    hints: Vec<u32>,
+    /// Whether the straight-line tier is off (see [`Vm::set_straight_line`]).
+    no_straight: bool,
+    /// Whether the last run was done by the straight-line tier.
+    was_straight: bool,
     /// The names the main program calls under which the context was found
     /// to have no function in this run, one bit per global: a call of a
     /// built-in asks the context once per name and run, not once per call.

@@ -42,6 +42,29 @@ impl Vm {
         ctx: &dyn Context,
         opts: &RunOptions,
     ) -> Result<Value, Error> {
+        // A result handed over as fields lives until the next run.
+        self.fields.clear();
+        // Filled lazily, by contexts that build the values they return.
+        self.globals.clear();
+        // A chain of field reads on a name is asked of a context that
+        // answers paths as a whole (asked once per run), in the dispatch
+        // loop only.
+        let mut paths = None;
+        if program.straight_line()
+            && !self.no_straight
+            && opts.cancel.as_ref().is_none_or(|c| !c.is_cancelled())
+        {
+            if program.reads_fields_of_globals() {
+                paths = Some(ctx.answers_paths());
+            }
+            if paths != Some(true)
+                && let Some(value) = self.straight(program, ctx, &opts.limits)
+            {
+                self.was_straight = true;
+                return Ok(value);
+            }
+        }
+        self.was_straight = false;
         self.reset(&opts.limits, opts);
         if let Some(c) = &opts.cancel
             && c.is_cancelled()
@@ -51,8 +74,6 @@ impl Vm {
         let Some(main) = program.protos().first() else {
             return Ok(Value::Null);
         };
-        // Filled lazily, by contexts that build the values they return.
-        self.globals.clear();
         self.absent.clear();
         // The main frame has no callee below its locals.
         if main.slots > 0 {
@@ -69,7 +90,7 @@ impl Vm {
             ctx,
             main: program,
             native: 0,
-            paths: None,
+            paths,
         };
         let result = exec.execute(0, program, &[]);
         // Keep the capacity, drop the values (they may hold large data).
@@ -98,7 +119,6 @@ impl Vm {
         ctx: &dyn Context,
         opts: &RunOptions,
     ) -> Result<Output<'_>, Error> {
-        self.fields.clear();
         self.want_fields = true;
         let result = self.run(program, ctx, opts);
         self.want_fields = false;
@@ -118,17 +138,8 @@ impl Vm {
         self.stack.clear();
         self.frames.clear();
         self.marks.clear();
-        let fuel = limits.fuel.unwrap_or(u64::MAX);
-        let first = fuel.min(CHUNK);
+        self.reset_counters(limits);
         let b = &mut self.budget;
-        b.fuel_left = fuel - first;
-        b.tick = first;
-        b.fuel_start = fuel;
-        b.memory_used = 0;
-        b.memory_limit = limits.memory;
-        b.depth = 0;
-        b.call_depth = limits.call_depth;
-        b.value_depth = limits.value_depth;
         b.timer.reset(limits.timeout, limits.wall_timeout);
         b.now = None;
         b.rng = match opts.random {
@@ -155,6 +166,38 @@ impl Vm {
         if !self.clock.same(&opts.clock) {
             self.clock = opts.clock.clone();
         }
+    }
+
+    /// Sets the budgets' counters and limits afresh for a run: all a run
+    /// in the straight-line tier reads or leaves behind (it uses no clock,
+    /// cancellation, randomness or host function, so the rest of the set-up
+    /// waits for the next run that does).
+    pub(super) fn reset_counters(&mut self, limits: &Limits) {
+        let fuel = limits.fuel.unwrap_or(u64::MAX);
+        let first = fuel.min(CHUNK);
+        let b = &mut self.budget;
+        b.fuel_left = fuel - first;
+        b.tick = first;
+        b.fuel_start = fuel;
+        b.memory_used = 0;
+        b.memory_limit = limits.memory;
+        b.depth = 0;
+        b.call_depth = limits.call_depth;
+        b.value_depth = limits.value_depth;
+    }
+
+    /// Turns the straight-line tier on (the default) or off, for tests
+    /// that compare it with the dispatch loop: results, errors, fuel and
+    /// memory are the same either way.
+    #[doc(hidden)]
+    pub fn set_straight_line(&mut self, on: bool) {
+        self.no_straight = !on;
+    }
+
+    /// Whether the last run was done by the straight-line tier.
+    #[doc(hidden)]
+    pub fn ran_straight_line(&self) -> bool {
+        self.was_straight
     }
 
     /// Fuel units the last (or current) run used.

@@ -14,3 +14,4 @@ mod hints;
 mod hostile;
 mod limits;
 mod proportion;
+mod straight;

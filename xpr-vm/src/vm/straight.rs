@@ -1,0 +1,359 @@
+//! The straight-line tier: a main program that only reads context names
+//! and their fields, computes on numbers and compares scalars, joined by
+//! forward jumps (`&&`, `||`, `!`, `?:`), is run here first, on a small
+//! typed stack of borrowed scalars, without the dispatch loop's frames,
+//! value stack or reference counts.
+//!
+//! It runs the program's own bytecode, one instruction at a time in the
+//! same order, so the fuel it charges is the dispatch loop's to the unit
+//! (one per instruction, nothing else: it gives up on any comparison that
+//! would charge work). It gives up, leaving the run to the dispatch loop
+//! from the start, whenever anything would differ from the plain case: an
+//! operand of another type, a result that is not finite, text the context
+//! builds, a value too deep, more instructions than the fuel countdown
+//! holds before its next refill (so no time, cancellation or budget check
+//! is skipped). Nothing it did then needs undoing: it charged nothing, and
+//! a value the context built for it is kept for the run, as the dispatch
+//! loop would keep it.
+//!
+//! Whether a program qualifies is decided once, when it is validated
+//! ([`qualifies`]).
+
+use super::NULL;
+use super::Vm;
+use super::budget::CHUNK;
+use super::operators::{Compared, compare_const, compare_text};
+use crate::context::{Context, Field};
+use crate::limits::Limits;
+use crate::program::{Cmp, Op, Program};
+use crate::value::{Value, map_get_hinted};
+
+/// The most instructions a qualifying main program has: at most one fuel
+/// countdown's worth, so that a run that fits the countdown at its start
+/// never reaches a refill.
+const MAX_CODE: usize = CHUNK as usize;
+
+/// The deepest stack the tier keeps.
+const DEPTH: usize = 8;
+
+/// Whether `code`, a main prototype with `slots` locals, is straight-line
+/// code the tier runs: only the instructions below, every jump forward.
+pub(crate) fn qualifies(code: &[Op], slots: u16) -> bool {
+    slots == 0
+        && code.len() <= MAX_CODE
+        && code.iter().enumerate().all(|(at, op)| match *op {
+            Op::Const(_)
+            | Op::Null
+            | Op::True
+            | Op::False
+            | Op::Int(_)
+            | Op::LoadGlobal(_)
+            | Op::GetField(_)
+            | Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Neg
+            | Op::Not
+            | Op::Eq
+            | Op::Ne
+            | Op::Lt
+            | Op::Le
+            | Op::Gt
+            | Op::Ge
+            | Op::CompareConst { .. }
+            | Op::Return => true,
+            Op::Jump(t)
+            | Op::JumpIfFalse(t)
+            | Op::JumpIfFalseOrPop(t)
+            | Op::JumpIfTrueOrPop(t)
+            | Op::JumpIfNotNullOrPop(t)
+            | Op::JumpIfNull(t) => t as usize > at,
+            _ => false,
+        })
+}
+
+/// A value on the tier's stack: a scalar, or a value the context or the
+/// program lends (a string, or a container whose field is read next).
+#[derive(Clone, Copy)]
+enum S<'a> {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Lent(&'a Value),
+}
+
+impl<'a> S<'a> {
+    #[inline]
+    fn of(v: &'a Value) -> S<'a> {
+        match v {
+            Value::Null => S::Null,
+            Value::Bool(b) => S::Bool(*b),
+            Value::Number(n) => S::Num(*n),
+            _ => S::Lent(v),
+        }
+    }
+
+    /// [`Value::truthy`] of the value.
+    #[inline]
+    fn truthy(self) -> bool {
+        match self {
+            S::Null => false,
+            S::Bool(b) => b,
+            S::Num(n) => n != 0.0,
+            S::Lent(v) => v.truthy(),
+        }
+    }
+
+    fn into_value(self) -> Value {
+        match self {
+            S::Null => Value::Null,
+            S::Bool(b) => Value::Bool(b),
+            S::Num(n) => Value::Number(n),
+            S::Lent(v) => v.clone(),
+        }
+    }
+}
+
+impl Vm {
+    /// Runs the main program of `program` (which [`qualifies`]) in the
+    /// straight-line tier: its result, its fuel charged; `None` when the
+    /// tier gives up (nothing charged: the dispatch loop runs it). A
+    /// context that answers paths is the caller's to keep out: the tier
+    /// reads fields step by step.
+    // Out of line: inlined into `Vm::run`, its loop state was kept in
+    // memory rather than registers.
+    #[inline(never)]
+    pub(super) fn straight(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        limits: &Limits,
+    ) -> Option<Value> {
+        let parts = program.parts();
+        let code = &parts.protos.first()?.code[..];
+        // The fuel countdown of the run's start (see `Vm::reset_counters`).
+        let countdown = limits.fuel.unwrap_or(u64::MAX).min(CHUNK);
+        if code.len() as u64 > countdown {
+            return None;
+        }
+        let (hashes, key_hashes) = (program.global_hashes(), program.key_hashes());
+        if self.hints.len() < parts.globals.len() {
+            self.hints.resize(parts.globals.len(), 0);
+        }
+        let value_depth = limits.value_depth;
+        let map = ctx.as_map();
+        let mut stack = [S::Null; DEPTH];
+        let mut sp = 0usize;
+        let mut ip = 0usize;
+        let mut ran = 0u64;
+        macro_rules! push {
+            ($v:expr) => {{
+                *stack.get_mut(sp)? = $v;
+                sp += 1;
+            }};
+        }
+        macro_rules! pop {
+            () => {{
+                sp = sp.checked_sub(1)?;
+                stack[sp]
+            }};
+        }
+        macro_rules! top {
+            () => {
+                stack.get_mut(sp.checked_sub(1)?)?
+            };
+        }
+        loop {
+            let op = *code.get(ip)?;
+            ip += 1;
+            ran += 1;
+            match op {
+                Op::Const(c) => push!(S::of(parts.constants.get(c as usize)?)),
+                Op::Null => push!(S::Null),
+                Op::True => push!(S::Bool(true)),
+                Op::False => push!(S::Bool(false)),
+                Op::Int(n) => push!(S::Num(f64::from(n))),
+                Op::LoadGlobal(g) => {
+                    let global = parts.globals.get(g as usize)?;
+                    let hint = self.hints.get_mut(g as usize)?;
+                    let hash = *hashes.get(g as usize)?;
+                    let field = match map {
+                        Some(m) => map_get_hinted(m, &global.name, hash, hint).map(Field::Borrowed),
+                        None => ctx.lookup_hinted(&global.name, hash, hint),
+                    };
+                    let s = match field {
+                        Some(Field::Borrowed(v)) => {
+                            if v.depth() > value_depth {
+                                return None;
+                            }
+                            S::of(v)
+                        }
+                        Some(Field::Owned(Value::Null)) => S::Null,
+                        Some(Field::Owned(Value::Bool(b))) => S::Bool(b),
+                        Some(Field::Owned(Value::Number(n))) => S::Num(n),
+                        Some(Field::Owned(v)) => {
+                            // Built for the run: kept, so the dispatch loop
+                            // does not build it again.
+                            let _ = self.keep_global(program, g, v);
+                            return None;
+                        }
+                        Some(Field::Str(text)) => {
+                            // Compared in place by the dispatch loop when a
+                            // comparison with a constant follows; built into
+                            // a value otherwise. Only the first is done here.
+                            let Some(&Op::CompareConst { cmp, constant }) = code.get(ip) else {
+                                return None;
+                            };
+                            let k = parts.constants.get(constant as usize)?;
+                            ip += 1;
+                            ran += 1;
+                            S::Bool(settled(compare_text(text, cmp, k))?)
+                        }
+                        None => S::of(global.fallback.as_ref()?),
+                    };
+                    push!(s);
+                }
+                Op::GetField(k) => {
+                    let top = top!();
+                    *top = match *top {
+                        S::Lent(Value::Object(o)) => {
+                            let key = parts.keys.get(k as usize)?;
+                            match o.get_hashed(key, *key_hashes.get(k as usize)?) {
+                                Some(v) => S::of(v),
+                                None => S::Null,
+                            }
+                        }
+                        // An error, raised by the dispatch loop.
+                        S::Null => return None,
+                        _ => S::Null,
+                    };
+                }
+                Op::Add | Op::Sub | Op::Mul | Op::Div => {
+                    let (S::Num(y), S::Num(x)) = (pop!(), *top!()) else {
+                        return None;
+                    };
+                    let r = match op {
+                        Op::Add => x + y,
+                        Op::Sub => x - y,
+                        Op::Mul => x * y,
+                        _ => x / y,
+                    };
+                    if !r.is_finite() {
+                        return None;
+                    }
+                    *top!() = S::Num(r);
+                }
+                Op::Neg => {
+                    let top = top!();
+                    let S::Num(x) = *top else { return None };
+                    *top = S::Num(-x);
+                }
+                Op::Not => {
+                    let top = top!();
+                    *top = S::Bool(!top.truthy());
+                }
+                Op::Eq | Op::Ne => {
+                    let y = pop!();
+                    let top = top!();
+                    let same = match (*top, y) {
+                        (S::Num(a), S::Num(b)) => a == b,
+                        (S::Bool(a), S::Bool(b)) => a == b,
+                        (S::Null, S::Null) => true,
+                        _ => return None,
+                    };
+                    *top = S::Bool(same == matches!(op, Op::Eq));
+                }
+                Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                    let y = pop!();
+                    let top = top!();
+                    let (S::Num(a), S::Num(b)) = (*top, y) else {
+                        return None;
+                    };
+                    *top = S::Bool(match op {
+                        Op::Lt => a < b,
+                        Op::Le => a <= b,
+                        Op::Gt => a > b,
+                        _ => a >= b,
+                    });
+                }
+                Op::CompareConst { cmp, constant } => {
+                    let k = parts.constants.get(constant as usize)?;
+                    let top = top!();
+                    let r = match *top {
+                        S::Num(a) => match k {
+                            Value::Number(b) => compare_numbers(a, cmp, *b),
+                            _ => return None,
+                        },
+                        S::Lent(v) => settled(compare_const(v, cmp, k))?,
+                        S::Null => settled(compare_const(&NULL, cmp, k))?,
+                        S::Bool(b) => settled(compare_const(&Value::Bool(b), cmp, k))?,
+                    };
+                    *top = S::Bool(r);
+                }
+                Op::Jump(t) => ip = t as usize,
+                Op::JumpIfFalse(t) => {
+                    if !pop!().truthy() {
+                        ip = t as usize;
+                    }
+                }
+                Op::JumpIfFalseOrPop(t) => {
+                    if top!().truthy() {
+                        sp -= 1;
+                    } else {
+                        ip = t as usize;
+                    }
+                }
+                Op::JumpIfTrueOrPop(t) => {
+                    if top!().truthy() {
+                        ip = t as usize;
+                    } else {
+                        sp -= 1;
+                    }
+                }
+                Op::JumpIfNotNullOrPop(t) => {
+                    if matches!(top!(), S::Null) {
+                        sp -= 1;
+                    } else {
+                        ip = t as usize;
+                    }
+                }
+                Op::JumpIfNull(t) => {
+                    if matches!(top!(), S::Null) {
+                        ip = t as usize;
+                    }
+                }
+                Op::Return => {
+                    let result = pop!().into_value();
+                    self.reset_counters(limits);
+                    self.budget.tick -= ran;
+                    return Some(result);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// `a <cmp> b` for two numbers (never NaN: a number value is finite).
+#[inline]
+fn compare_numbers(a: f64, cmp: Cmp, b: f64) -> bool {
+    match cmp {
+        Cmp::Eq => a == b,
+        Cmp::Ne => a != b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+    }
+}
+
+/// The result of a comparison with a constant that took no work beyond its
+/// fuel unit; `None` (give up) for an error or any work to charge.
+#[inline]
+fn settled(compared: Result<Compared, crate::error::Error>) -> Option<bool> {
+    match compared {
+        Ok(Compared::Done(r, 0)) => Some(r),
+        _ => None,
+    }
+}
