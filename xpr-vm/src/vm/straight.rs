@@ -212,7 +212,28 @@ impl Vm {
                         }
                         None => S::of(global.fallback.as_ref()?),
                     };
-                    push!(s);
+                    // The operator or comparison that takes the value at
+                    // once (`x + name`, `name > 5`) is done here, the value
+                    // never pushed; each instruction counted in turn.
+                    match (code.get(ip), s) {
+                        (
+                            Some(&(o @ Op::Add | o @ Op::Sub | o @ Op::Mul | o @ Op::Div)),
+                            S::Num(y),
+                        ) => {
+                            let top = top!();
+                            let S::Num(x) = *top else { return None };
+                            *top = S::Num(arith(o, x, y)?);
+                            ip += 1;
+                            ran += 1;
+                        }
+                        (Some(&Op::CompareConst { cmp, constant }), _) => {
+                            let k = parts.constants.get(constant as usize)?;
+                            ip += 1;
+                            ran += 1;
+                            push!(S::Bool(compare(s, cmp, k)?));
+                        }
+                        _ => push!(s),
+                    }
                 }
                 Op::GetField(k) => {
                     let top = top!();
@@ -233,16 +254,7 @@ impl Vm {
                     let (S::Num(y), S::Num(x)) = (pop!(), *top!()) else {
                         return None;
                     };
-                    let r = match op {
-                        Op::Add => x + y,
-                        Op::Sub => x - y,
-                        Op::Mul => x * y,
-                        _ => x / y,
-                    };
-                    if !r.is_finite() {
-                        return None;
-                    }
-                    *top!() = S::Num(r);
+                    *top!() = S::Num(arith(op, x, y)?);
                 }
                 Op::Neg => {
                     let top = top!();
@@ -280,16 +292,7 @@ impl Vm {
                 Op::CompareConst { cmp, constant } => {
                     let k = parts.constants.get(constant as usize)?;
                     let top = top!();
-                    let r = match *top {
-                        S::Num(a) => match k {
-                            Value::Number(b) => compare_numbers(a, cmp, *b),
-                            _ => return None,
-                        },
-                        S::Lent(v) => settled(compare_const(v, cmp, k))?,
-                        S::Null => settled(compare_const(&NULL, cmp, k))?,
-                        S::Bool(b) => settled(compare_const(&Value::Bool(b), cmp, k))?,
-                    };
-                    *top = S::Bool(r);
+                    *top = S::Bool(compare(*top, cmp, k)?);
                 }
                 Op::Jump(t) => ip = t as usize,
                 Op::JumpIfFalse(t) => {
@@ -335,16 +338,37 @@ impl Vm {
     }
 }
 
-/// `a <cmp> b` for two numbers (never NaN: a number value is finite).
+/// `x <op> y` for two numbers, `None` for a result that is not finite (an
+/// error or a null the dispatch loop gives).
 #[inline]
-fn compare_numbers(a: f64, cmp: Cmp, b: f64) -> bool {
-    match cmp {
-        Cmp::Eq => a == b,
-        Cmp::Ne => a != b,
-        Cmp::Lt => a < b,
-        Cmp::Le => a <= b,
-        Cmp::Gt => a > b,
-        Cmp::Ge => a >= b,
+fn arith(op: Op, x: f64, y: f64) -> Option<f64> {
+    let r = match op {
+        Op::Add => x + y,
+        Op::Sub => x - y,
+        Op::Mul => x * y,
+        _ => x / y,
+    };
+    r.is_finite().then_some(r)
+}
+
+/// `a <cmp> k` for [`Op::CompareConst`], `None` when the dispatch loop
+/// must do it (an error, or work to charge).
+#[inline]
+fn compare(a: S<'_>, cmp: Cmp, k: &Value) -> Option<bool> {
+    match (a, k) {
+        // Two numbers (never NaN: a number value is finite).
+        (S::Num(a), Value::Number(b)) => Some(match cmp {
+            Cmp::Eq => a == *b,
+            Cmp::Ne => a != *b,
+            Cmp::Lt => a < *b,
+            Cmp::Le => a <= *b,
+            Cmp::Gt => a > *b,
+            Cmp::Ge => a >= *b,
+        }),
+        (S::Num(_), _) => None,
+        (S::Lent(v), _) => settled(compare_const(v, cmp, k)),
+        (S::Null, _) => settled(compare_const(&NULL, cmp, k)),
+        (S::Bool(b), _) => settled(compare_const(&Value::Bool(b), cmp, k)),
     }
 }
 
