@@ -56,7 +56,11 @@ impl Value {
     /// [`ErrorKind::Value`] `Number out of range` for a number that is not
     /// a finite f64 (possible only with serde_json's `arbitrary_precision`).
     pub fn from_json(json: &serde_json::Value) -> Result<Value, Error> {
-        from_json_iter(json)
+        match json {
+            // A scalar needs none of the containers' machinery.
+            serde_json::Value::Array(_) | serde_json::Value::Object(_) => from_json_iter(json),
+            scalar => scalar_from_json(scalar),
+        }
     }
 
     /// Converts this value to a `serde_json::Value` (see [`to_json`]).
