@@ -90,9 +90,15 @@ impl Program {
     /// Runs against `context` (JSON text of an object, or empty) with the
     /// seed `seed_hi << 32 | seed_lo`; returns the result as JSON text.
     /// Throws a string: the error as a JSON object ([`error_json`]).
-    pub fn evaluate(&mut self, context: &str, seed_hi: u32, seed_lo: u32) -> Result<String, JsValue> {
+    pub fn evaluate(
+        &mut self,
+        context: &str,
+        seed_hi: u32,
+        seed_lo: u32,
+    ) -> Result<String, JsValue> {
         let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
-        self.run_json(context, seed).map_err(|e| JsValue::from_str(&e))
+        self.run_json(context, seed)
+            .map_err(|e| JsValue::from_str(&e))
     }
 
     /// Fuel units the last run used.
@@ -132,9 +138,7 @@ impl Program {
 /// The error as [`error_json`] text.
 pub fn compile_program(source: &str, limits: &str) -> Result<Program, String> {
     let engine = engine(limits)?;
-    let program = engine
-        .compile(source)
-        .map_err(|e| error_json(&e, source))?;
+    let program = engine.compile(source).map_err(|e| error_json(&e, source))?;
     Ok(Program {
         program,
         source: source.to_string(),

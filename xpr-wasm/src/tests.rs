@@ -5,7 +5,8 @@ use serde_json::{Value as Json, json};
 use super::*;
 
 fn run(source: &str, context: &str) -> Result<Json, Json> {
-    let mut p = compile_program(source, "").map_err(|e| serde_json::from_str::<Json>(&e).unwrap())?;
+    let mut p =
+        compile_program(source, "").map_err(|e| serde_json::from_str::<Json>(&e).unwrap())?;
     p.run_json(context, 1)
         .map(|s| serde_json::from_str(&s).unwrap())
         .map_err(|e| serde_json::from_str(&e).unwrap())
@@ -19,7 +20,10 @@ fn evaluates_json_contexts_to_json_results() {
         json!(["desk"])
     );
     assert_eq!(run("1 + 2", "").unwrap(), json!(3));
-    assert_eq!(run(r#"{a: 1, b: "x"}"#, "").unwrap(), json!({"a": 1, "b": "x"}));
+    assert_eq!(
+        run(r#"{a: 1, b: "x"}"#, "").unwrap(),
+        json!({"a": 1, "b": "x"})
+    );
 }
 
 #[test]
@@ -32,7 +36,10 @@ fn errors_carry_kind_span_and_hint() {
     assert_eq!(e["kind"], "type");
     assert_eq!(e["span"]["start"], 0);
     let e = run("range(0, 1e9).map(x => x)", "").unwrap_err();
-    assert!(["fuel", "memory"].contains(&e["kind"].as_str().unwrap()), "{e}");
+    assert!(
+        ["fuel", "memory"].contains(&e["kind"].as_str().unwrap()),
+        "{e}"
+    );
 }
 
 #[test]

@@ -106,11 +106,8 @@ impl Runtime for Exec<'_> {
         }
         let now = match &self.vm.clock {
             Clock::System => crate::stopwatch::system_time_ms().ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Value,
-                    "now() has no system clock on this target",
-                )
-                .with_hint("the embedder gives the engine a clock (Clock::Custom)")
+                Error::new(ErrorKind::Value, "now() has no system clock on this target")
+                    .with_hint("the embedder gives the engine a clock (Clock::Custom)")
             })?,
             Clock::Fixed(ms) => *ms,
             Clock::Custom(f) => f(),
