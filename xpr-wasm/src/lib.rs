@@ -58,20 +58,19 @@ impl Program {
             json!({"kind": "input", "message": m, "text": m, "span": null, "hint": null})
                 .to_string()
         };
+        // Read straight into an XPR value (depth-bounded), no JSON tree
+        // in between.
         let context = if context.trim().is_empty() {
-            Json::Object(Default::default())
+            Value::object(Default::default())
         } else {
-            serde_json::from_str(context).map_err(|e| input(format!("context is not JSON: {e}")))?
+            serde_json::from_str::<Value>(context)
+                .map_err(|e| input(format!("context is not JSON: {e}")))?
         };
-        let context = match Value::from_json(&context) {
-            Ok(Value::Object(o)) => o,
-            Ok(other) => {
-                return Err(input(format!(
-                    "the context must be an object, not {}",
-                    other.type_name()
-                )));
-            }
-            Err(e) => return Err(error_json(&e, &self.source)),
+        let Value::Object(context) = context else {
+            return Err(input(format!(
+                "the context must be an object, not {}",
+                context.type_name()
+            )));
         };
         let config = RunConfig {
             seed: Some(seed),
