@@ -17,10 +17,11 @@ const record = { Origin: "MOW", Country: "FR", Value: 150, Adults: 2 };
 const rounds = Number(process.argv[2] ?? 15);
 
 const program = compile(CASE_A);
+let refErrors = 0;
 const closure = (r) => (r.Origin === "MOW" || r.Country === "RU") && (r.Value >= 100 || r.Adults === 1);
 
 const peers = [
-  ["xpr-wasm (npm package)", () => program.evaluate(record, { seed: 1 }), 20_000],
+  ["xpr-wasm (npm package)", () => program.evaluate(record), 20_000],
   ["plain JavaScript closure", () => closure(record), 5_000_000],
 ];
 
@@ -33,8 +34,18 @@ if (process.env.XPR_JS_REF) {
   const xpr = new ref.Xpr();
   const ast = parse(tokenize(CASE_A));
   const fns = new Map();
-  peers.push(["reference xpr-js, evaluate()", () => xpr.evaluate(CASE_A, record), 20_000]);
-  peers.push(["reference xpr-js, AST reused", () => evalExpr(ast, record, fns), 200_000]);
+  // Its 100 ms wall-clock timeout starts at each call: a pause of the
+  // process (a loaded machine) can make one call fail; those are counted.
+  const guard = (f) => () => {
+    try {
+      return f();
+    } catch {
+      refErrors += 1;
+      return true;
+    }
+  };
+  peers.push(["reference xpr-js, evaluate()", guard(() => xpr.evaluate(CASE_A, record)), 20_000]);
+  peers.push(["reference xpr-js, AST reused", guard(() => evalExpr(ast, record, fns)), 200_000]);
 }
 
 for (const [name, f] of peers) {
@@ -62,4 +73,5 @@ for (const [i, [name]] of peers.entries()) {
   const ratio = medians[i] / medians[0];
   console.log(`${name.padEnd(32)} ${medians[i].toFixed(1).padStart(10)} ns/eval  ${ratio.toFixed(3)}x xpr-wasm`);
 }
+if (refErrors > 0) console.log(`reference calls that timed out (counted as answered): ${refErrors}`);
 if (sink < 0) console.log(sink);

@@ -104,7 +104,8 @@ export class Program {
     } catch (e) {
       raise(e);
     }
-    return JSON.parse(out);
+    // null, booleans and numbers come as themselves, the rest as JSON text.
+    return typeof out === "string" ? JSON.parse(out) : out;
   }
 
   /** Fuel units the last evaluation used (also after it failed). */

@@ -54,6 +54,12 @@ impl Program {
     /// variables) with the random seed `seed`, returning the result as
     /// JSON text, or the error as [`error_json`].
     pub fn run_json(&mut self, context: &str, seed: u64) -> Result<String, String> {
+        let value = self.run(context, seed)?;
+        xpr::to_json_string(&value).map_err(|e| error_json(&e, &self.source))
+    }
+
+    /// [`Program::run_json`] with the result as an XPR value.
+    pub fn run(&mut self, context: &str, seed: u64) -> Result<Value, String> {
         let input = |m: String| {
             json!({"kind": "input", "message": m, "text": m, "span": null, "hint": null})
                 .to_string()
@@ -76,28 +82,36 @@ impl Program {
             seed: Some(seed),
             ..RunConfig::default()
         };
-        let value = self
-            .program
+        self.program
             .run_in_with(&mut self.vm, &*context, &config)
-            .map_err(|e| error_json(&e, &self.source))?;
-        xpr::to_json_string(&value).map_err(|e| error_json(&e, &self.source))
+            .map_err(|e| error_json(&e, &self.source))
     }
 }
 
 #[wasm_bindgen]
 impl Program {
     /// Runs against `context` (JSON text of an object, or empty) with the
-    /// seed `seed_hi << 32 | seed_lo`; returns the result as JSON text.
-    /// Throws a string: the error as a JSON object ([`error_json`]).
+    /// seed `seed_hi << 32 | seed_lo`. Returns null, a boolean or a number
+    /// as itself, anything else (strings included) as its JSON text: no
+    /// text to decode for a rule's or a formula's result. Throws a string:
+    /// the error as a JSON object ([`error_json`]).
     pub fn evaluate(
         &mut self,
         context: &str,
         seed_hi: u32,
         seed_lo: u32,
-    ) -> Result<String, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         let seed = (u64::from(seed_hi) << 32) | u64::from(seed_lo);
-        self.run_json(context, seed)
-            .map_err(|e| JsValue::from_str(&e))
+        let value = self.run(context, seed).map_err(|e| JsValue::from_str(&e))?;
+        Ok(match value {
+            Value::Null => JsValue::NULL,
+            Value::Bool(b) => JsValue::from_bool(b),
+            Value::Number(n) => JsValue::from_f64(n),
+            other => JsValue::from_str(
+                &xpr::to_json_string(&other)
+                    .map_err(|e| JsValue::from_str(&error_json(&e, &self.source)))?,
+            ),
+        })
     }
 
     /// Fuel units the last run used.
