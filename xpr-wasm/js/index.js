@@ -57,6 +57,8 @@ function randomSeed() {
 /** A compiled expression. */
 export class Program {
   #inner;
+  /** The context names the program may look up (contextText). */
+  #names = null;
   /** @internal */
   constructor(inner) {
     this.#inner = inner;
@@ -83,10 +85,7 @@ export class Program {
         hint: "the AbortSignal was aborted before the run started",
       });
     }
-    const text = context == null ? "" : JSON.stringify(context);
-    if (text === undefined) {
-      throw new TypeError("the context must be a JSON-like object");
-    }
+    const text = this.#contextText(context);
     let hi, lo;
     if (seed == null) {
       [hi, lo] = randomSeed();
@@ -106,6 +105,38 @@ export class Program {
     }
     // null, booleans and numbers come as themselves, the rest as JSON text.
     return typeof out === "string" ? JSON.parse(out) : out;
+  }
+
+  /**
+   * The context as JSON text. A record with many more members than the
+   * program may look up is sent with only those (the engine's
+   * context_names: the results are the same), so a wide record costs what
+   * the expression reads, not its whole size.
+   */
+  #contextText(context) {
+    if (context == null) return "";
+    if (typeof context !== "object" || Array.isArray(context)) {
+      const text = JSON.stringify(context);
+      if (text === undefined) throw new TypeError("the context must be a JSON-like object");
+      return text;
+    }
+    const names = (this.#names ??= JSON.parse(this.#inner.contextNames()));
+    let members = 0;
+    const wide = 2 * names.length + 8;
+    for (const key in context) {
+      if (++members > wide) break;
+    }
+    if (members <= wide || typeof context.toJSON === "function") {
+      return JSON.stringify(context);
+    }
+    let text = "{";
+    for (const name of names) {
+      if (!Object.hasOwn(context, name)) continue;
+      const value = JSON.stringify(context[name]);
+      if (value === undefined) continue;
+      text += `${text.length > 1 ? "," : ""}${JSON.stringify(name)}:${value}`;
+    }
+    return text + "}";
   }
 
   /** Fuel units the last evaluation used (also after it failed). */

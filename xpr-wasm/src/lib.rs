@@ -137,6 +137,16 @@ impl Program {
         self.source.clone()
     }
 
+    /// Every name the expression may look up in the context (its free
+    /// variables and the names it calls), as a JSON array: a context
+    /// holding only these gives the same results
+    /// ([`xpr::Program::context_names`]).
+    #[wasm_bindgen(js_name = contextNames)]
+    pub fn context_names(&self) -> String {
+        let names: Vec<&str> = self.program.context_names().iter().map(|k| &**k).collect();
+        json!(names).to_string()
+    }
+
     /// The context fields the expression reads, as a JSON array of names.
     #[wasm_bindgen(js_name = freeVariables)]
     pub fn free_variables(&self) -> String {

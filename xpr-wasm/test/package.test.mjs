@@ -110,3 +110,20 @@ test("the language card is the library's", () => {
   assert.match(text, /filter/);
   assert.ok(text.length > 1000);
 });
+
+test("a wide record gives the same results as its read fields", () => {
+  const wide = {};
+  for (let i = 0; i < 200; i++) wide[`f${i}`] = { n: i, s: `v${i}` };
+  wide.max = 5; // a context value named like a built-in function
+  const p = compile("[f3.n + f150.n, f7.s, max(f1.n, 9)]");
+  assert.deepEqual(p.evaluate(wide), [153, "v7", 9]);
+  assert.deepEqual(p.evaluate({ f3: { n: 1 }, f150: { n: 2 }, f7: { s: "x" }, f1: { n: 0 } }), [3, "x", 9]);
+  // A member JSON drops (undefined) is unknown, wide record or not.
+  const b = compile("b");
+  for (const ctx of [{ ...wide, b: undefined }, { b: undefined }]) {
+    assert.throws(() => b.evaluate(ctx), (e) => e.message === "Unknown identifier 'b' at position 0");
+  }
+  // An object with toJSON is sent as JSON.stringify makes it.
+  const a = compile("a");
+  assert.equal(a.evaluate({ ...wide, a: 1, toJSON: () => ({ a: 2 }) }), 2);
+});
