@@ -18,8 +18,11 @@ bindgen="$tools/bin/wasm-bindgen"
 if ! "$bindgen" --version 2>/dev/null | grep -qx "wasm-bindgen $version"; then
     echo "== installing wasm-bindgen-cli $version into $tools"
     # Not --locked: its lock file names a webpki-roots release crates.io
-    # no longer serves (yanked), which --locked refuses.
-    cargo install wasm-bindgen-cli --version "$version" --root "$tools"
+    # no longer serves (yanked), which --locked refuses. Only the
+    # `wasm-bindgen` binary, without TLS (rustls and ring: only its test
+    # runner downloads anything): 6 CPU-minutes on the 2-core machine.
+    cargo install wasm-bindgen-cli --version "$version" --root "$tools" \
+        --no-default-features --bin wasm-bindgen
 fi
 
 rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || true
