@@ -127,3 +127,22 @@ test("a wide record gives the same results as its read fields", () => {
   const a = compile("a");
   assert.equal(a.evaluate({ ...wide, a: 1, toJSON: () => ({ a: 2 }) }), 2);
 });
+
+test("values nested 20,000 deep cross back without exhausting WebAssembly's stack", () => {
+  // WebAssembly's stack is 1 MB; with the value depth lifted, nothing on the
+  // way out (JSON text, equality, string()) may recurse per level.
+  const limits = { timeoutMs: null, valueDepth: 1_000_000, memory: null };
+  const deep = "range(20000).reduce((a, x) => [a], [])";
+  let v = compile(deep, limits).evaluate();
+  let depth = 0;
+  while (Array.isArray(v) && v.length === 1) {
+    v = v[0];
+    depth += 1;
+  }
+  assert.equal(depth, 20_000);
+  assert.equal(compile(`${deep} == ${deep}`, limits).evaluate(), true);
+  assert.equal(compile(`string(${deep}).len()`, limits).evaluate(), 40_002);
+  // A context nested past serde_json's 128 levels is an input error.
+  const ctx = JSON.parse("[".repeat(200) + "]".repeat(200));
+  assert.throws(() => compile("x").evaluate({ x: ctx }), (e) => e.kind === "input");
+});
