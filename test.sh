@@ -13,7 +13,13 @@
 #     core's build): builds the xpr-rs wheel with maturin, installs it in
 #     a venv under target/ (made the first time: needs PyPI) and runs
 #     pytest, the conformance suites through Python included;
-#  5. the conformance report (pass counts of every suite).
+#  5. the npm package (xpr-wasm, a workspace of its own: wasm-bindgen
+#     stays out of the core's build): its Rust tests; then the package
+#     built for WebAssembly and tested under `node --test`: the
+#     conformance suites through it (the Rust runner's counts), its API,
+#     and the playground in headless Chromium (needs /usr/bin/chromium,
+#     npm, and crates.io for wasm-bindgen-cli the first time);
+#  6. the conformance report (pass counts of every suite).
 # The shared suites (../shared) are read when present; with
 # XPR_REQUIRE_SHARED=1 their absence is a failure.
 set -euo pipefail
@@ -37,6 +43,12 @@ cargo test -p xpr-cli --features columnar --test cli cli_columnar
 
 echo "== xpr-python: the wheel, then pytest"
 bash xpr-python/run_tests.sh
+
+echo "== xpr-wasm: cargo test"
+cargo test --manifest-path xpr-wasm/Cargo.toml
+
+echo "== xpr-wasm: the npm package under node --test (conformance, API, playground in Chromium)"
+bash xpr-wasm/run_tests.sh
 
 echo "== conformance report"
 cargo run -q -p conformance

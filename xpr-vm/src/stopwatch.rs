@@ -7,6 +7,13 @@
 //! them (`wasm32-unknown-unknown`, where `std::time::Instant::now` panics)
 //! gets no readings from it, so its time limits are not enforced, unless the
 //! embedder supplies its own [`Stopwatch`] in [`crate::RunOptions`].
+//!
+//! The calendar clock (`now()` under [`crate::Clock::System`], and the
+//! time mixed into the entropy of `random()`) is read here too, through
+//! [`system_time_ms`], so that this module is the only place that knows
+//! which targets have clocks: on `wasm32-unknown-unknown` the embedder
+//! provides `now()` with [`crate::Clock::Custom`] (`xpr-wasm` gives
+//! JavaScript's `Date.now()`) and a seed with each run.
 
 use std::fmt;
 use std::time::Duration;
@@ -49,10 +56,23 @@ impl Stopwatch for SystemStopwatch {
     }
 }
 
+/// The system's calendar clock in milliseconds since the Unix epoch
+/// (`SystemTime`), or `None` where the target has none
+/// (`wasm32-unknown-unknown`) or the clock is set before 1970.
+#[inline]
+pub fn system_time_ms() -> Option<f64> {
+    native::system_time_ms()
+}
+
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 mod native {
     use std::sync::OnceLock;
-    use std::time::{Duration, Instant};
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+    pub(super) fn system_time_ms() -> Option<f64> {
+        let since = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+        Some(since.as_millis() as f64)
+    }
 
     /// The origin of wall readings: the first one taken in the process.
     static ORIGIN: OnceLock<Instant> = OnceLock::new();
@@ -79,6 +99,10 @@ mod native {
 mod native {
     use std::time::Duration;
 
+    pub(super) fn system_time_ms() -> Option<f64> {
+        None
+    }
+
     pub(super) fn wall() -> Option<Duration> {
         None
     }
@@ -103,5 +127,13 @@ mod tests {
         }
         assert!(s.wall().unwrap() >= w0);
         assert!(s.thread_cpu().unwrap() > c0);
+    }
+
+    #[test]
+    fn the_calendar_clock_reads_epoch_milliseconds() {
+        // After 2020-01-01 and whole milliseconds (no time asserted).
+        let ms = system_time_ms().unwrap();
+        assert!(ms > 1_577_836_800_000.0);
+        assert_eq!(ms.fract(), 0.0);
     }
 }

@@ -35,11 +35,14 @@ fn splitmix64(state: &mut u64) -> u64 {
 }
 
 /// An unpredictable seed: the standard library's per-process random keys
-/// (from the operating system) hashed with the current time.
+/// (from the operating system) hashed with the current time. Where the
+/// target has neither (`wasm32-unknown-unknown`: fixed keys, no clock) it
+/// is predictable: embedders there pass a seed with each run (`xpr-wasm`
+/// does, from the host's random source).
 #[cold]
 fn entropy_seed() -> u64 {
     use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
+    RandomState::new().hash_one(crate::stopwatch::system_time_ms().map(f64::to_bits))
 }
 
 impl Runtime for Exec<'_> {
@@ -102,9 +105,10 @@ impl Runtime for Exec<'_> {
             return Ok(now);
         }
         let now = match &self.vm.clock {
-            Clock::System => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0.0, |d| d.as_millis() as f64),
+            Clock::System => crate::stopwatch::system_time_ms().ok_or_else(|| {
+                Error::new(ErrorKind::Value, "now() has no system clock on this target")
+                    .with_hint("the embedder gives the engine a clock (Clock::Custom)")
+            })?,
             Clock::Fixed(ms) => *ms,
             Clock::Custom(f) => f(),
             Clock::Disabled => {
