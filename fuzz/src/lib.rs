@@ -133,6 +133,23 @@ pub fn run_small(src: &str) {
     let start = cpu_time::ThreadTime::try_now().ok();
     let result = program.run_in(&mut vm, context());
     let cpu = start.and_then(|t| t.try_elapsed().ok());
+    if vm.ran_straight_line() {
+        // The straight-line tier's answer is the dispatch loop's, to the
+        // fuel unit and byte.
+        let mut plain = xpr::Vm::new();
+        plain.set_straight_line(false);
+        let again = program.run_in(&mut plain, context());
+        assert_eq!(
+            format!("{result:?}"),
+            format!("{again:?}"),
+            "the straight-line tier differs from the dispatch loop on {src:?}"
+        );
+        assert_eq!(
+            (vm.fuel_used(), vm.peak_memory()),
+            (plain.fuel_used(), plain.peak_memory()),
+            "the straight-line tier charges differently on {src:?}"
+        );
+    }
     if let Err(err) = result {
         check_error(&err, src);
         assert!(
