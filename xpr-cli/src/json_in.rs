@@ -286,9 +286,7 @@ impl Wanted {
                 .map(|(i, k)| (k.clone(), i))
                 .collect()
         });
-        let lengths = names
-            .iter()
-            .fold(0u64, |m, k| m | 1 << k.len().min(63));
+        let lengths = names.iter().fold(0u64, |m, k| m | 1 << k.len().min(63));
         Wanted {
             names,
             index,
@@ -625,7 +623,14 @@ mod tests {
             for (i, n) in names.iter().enumerate() {
                 assert_eq!(wanted.find(n), Some(i), "{n}");
             }
-            let others = ["b", "delax", "dela", &"k".repeat(64), &"k".repeat(199), "f99"];
+            let others = [
+                "b",
+                "delax",
+                "dela",
+                &"k".repeat(64),
+                &"k".repeat(199),
+                "f99",
+            ];
             for n in others {
                 assert_eq!(wanted.find(n), None, "{n}");
             }

@@ -401,7 +401,9 @@ mod tests {
             out
         }
         let mut alphabet: Vec<char> = (0u8..0x20).map(char::from).collect();
-        alphabet.extend(['"', '\\', '\u{7f}', 'a', 'Z', ' ', '/', 'é', '😀', '\u{2028}']);
+        alphabet.extend([
+            '"', '\\', '\u{7f}', 'a', 'Z', ' ', '/', 'é', '😀', '\u{2028}',
+        ]);
         let mut rng = xpr_testkit::Rng::new(11);
         for _ in 0..5000 {
             let len = rng.below(40);
@@ -429,9 +431,18 @@ mod tests {
             ("n".into(), Value::Number(-1.5)),
             ("t".into(), Value::Bool(true)),
             ("z".into(), Value::Null),
-            ("e".into(), Value::from_json(&serde_json::json!([])).unwrap_or(Value::Null)),
-            ("a".into(), Value::from_json(&serde_json::json!([1, {"k": "v"}])).unwrap_or(Value::Null)),
-            ("o".into(), Value::from_json(&serde_json::json!({"x": [null]})).unwrap_or(Value::Null)),
+            (
+                "e".into(),
+                Value::from_json(&serde_json::json!([])).unwrap_or(Value::Null),
+            ),
+            (
+                "a".into(),
+                Value::from_json(&serde_json::json!([1, {"k": "v"}])).unwrap_or(Value::Null),
+            ),
+            (
+                "o".into(),
+                Value::from_json(&serde_json::json!({"x": [null]})).unwrap_or(Value::Null),
+            ),
         ];
         let whole = Value::from_json(&serde_json::json!({
             "s": "a\"b", "n": -1.5, "t": true, "z": null, "e": [],
