@@ -87,7 +87,24 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
 /// # Errors
 /// Whatever handing the text on returns.
 pub fn write_streamed(out: &mut Out<'_>, v: &Value, indent: Option<usize>) -> io::Result<()> {
-    write_indented(out, v, indent)
+    match indent {
+        None => write_compact(out, v),
+        Some(_) => write_indented(out, v, indent),
+    }
+}
+
+/// [`write_indented`] without indentation, a scalar (the usual field or
+/// result) written at once, with no stack of open containers.
+#[inline]
+fn write_compact(out: &mut Out<'_>, v: &Value) -> io::Result<()> {
+    match v {
+        Value::Array(a) if !a.is_empty() => write_indented(out, v, None),
+        Value::Object(o) if !o.is_empty() => write_indented(out, v, None),
+        _ => {
+            write_scalar(out, v)?;
+            out.check()
+        }
+    }
 }
 
 /// Writes an object given as its members (keys distinct, in order) as
@@ -108,15 +125,7 @@ pub fn write_members<'v>(
         }
         string(out, k)?;
         out.buf.push(b':');
-        match v {
-            Value::Array(a) if !a.is_empty() => write_indented(out, v, None)?,
-            Value::Object(o) if !o.is_empty() => write_indented(out, v, None)?,
-            // A scalar (the usual field): no stack of open containers.
-            _ => {
-                write_scalar(out, v)?;
-                out.check()?;
-            }
-        }
+        write_compact(out, v)?;
     }
     out.buf.push(b'}');
     out.check()
