@@ -125,15 +125,17 @@ impl Conv {
         if b.len() > INTERNED_STRING_BYTES {
             return Key::from(s);
         }
-        // Folded by hand: a copy of a variable length calls memcpy.
-        let word = |bytes: &[u8]| {
-            bytes
-                .iter()
-                .take(8)
-                .fold(0u64, |w, &c| (w << 8) | u64::from(c))
+        // Eight bytes at once when there are eight; a shorter text folded
+        // by hand (a copy of a variable length calls memcpy).
+        let word = |bytes: &[u8]| match bytes.first_chunk::<8>() {
+            Some(w) => u64::from_le_bytes(*w),
+            None => bytes.iter().fold(0u64, |w, &c| (w << 8) | u64::from(c)),
         };
-        let h = (word(b) ^ word(&b[b.len().saturating_sub(8)..]).rotate_left(29) ^ b.len() as u64)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mixed = match b.len() {
+            0..8 => word(b),
+            n => word(b) ^ word(b.get(n - 8..).unwrap_or(&[])).rotate_left(29),
+        };
+        let h = (mixed ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (h >> (64 - STRING_SLOT_BITS)) as usize;
         if self.strings.is_empty() {
             self.strings.resize(1 << STRING_SLOT_BITS, None);
@@ -267,6 +269,10 @@ pub struct Wanted {
     names: Vec<Key>,
     /// For many names, a hash index; for a few, a linear scan is faster.
     index: Option<HashMap<Key, usize>>,
+    /// Bit `n` set when a name is `n` bytes long (n < 64); bit 63 stands
+    /// for every longer length too: most keys a record has and the
+    /// program does not read are told apart by their length alone.
+    lengths: u64,
 }
 
 impl Wanted {
@@ -280,7 +286,12 @@ impl Wanted {
                 .map(|(i, k)| (k.clone(), i))
                 .collect()
         });
-        Wanted { names, index }
+        let lengths = names.iter().fold(0u64, |m, k| m | 1 << k.len().min(63));
+        Wanted {
+            names,
+            index,
+            lengths,
+        }
     }
 
     /// The names, in order.
@@ -290,6 +301,9 @@ impl Wanted {
 
     /// The position of `key` among the names.
     pub fn find(&self, key: &str) -> Option<usize> {
+        if self.lengths & 1 << key.len().min(63) == 0 {
+            return None;
+        }
         match &self.index {
             Some(index) => index.get(key).copied(),
             None => self.names.iter().position(|k| &**k == key),
@@ -589,6 +603,39 @@ mod tests {
             matches!(&msg, Err(m) if m.contains("9007199254740993 is beyond 2^53")),
             "{msg:?}"
         );
+    }
+
+    /// Names are found by position whatever their length (none, long,
+    /// beyond 63 bytes) and whether few (scanned) or many (indexed);
+    /// other keys, of the same lengths or not, are not.
+    #[test]
+    fn wanted_names_are_found_by_position() {
+        let long = "k".repeat(63);
+        let longer = "k".repeat(200);
+        let base = ["", "a", "delay", &long, &longer];
+        let many: Vec<String> = (0..20).map(|i| format!("f{i}")).collect();
+        for names in [
+            base.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+            base.iter().map(|n| n.to_string()).chain(many).collect(),
+        ] {
+            let keys: Vec<Key> = names.iter().map(|n| Key::from(n.as_str())).collect();
+            let wanted = Wanted::new(&keys);
+            for (i, n) in names.iter().enumerate() {
+                assert_eq!(wanted.find(n), Some(i), "{n}");
+            }
+            let others = [
+                "b",
+                "delax",
+                "dela",
+                &"k".repeat(64),
+                &"k".repeat(199),
+                "f99",
+            ];
+            for n in others {
+                assert_eq!(wanted.find(n), None, "{n}");
+            }
+        }
+        assert_eq!(Wanted::new(&[]).find(""), None);
     }
 
     #[test]

@@ -13,6 +13,8 @@ use std::io;
 use xpr::{Key, Map, Value};
 use xpr_vm::function::Function;
 
+use super::json_scan::plain_run;
+
 /// Where JSON text goes: a buffer that is handed on (to stdout, in
 /// practice) and emptied whenever it holds `limit` bytes or more at a
 /// point where the writer checks, after every value and every 64 KiB of a
@@ -85,7 +87,24 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
 /// # Errors
 /// Whatever handing the text on returns.
 pub fn write_streamed(out: &mut Out<'_>, v: &Value, indent: Option<usize>) -> io::Result<()> {
-    write_indented(out, v, indent)
+    match indent {
+        None => write_compact(out, v),
+        Some(_) => write_indented(out, v, indent),
+    }
+}
+
+/// [`write_indented`] without indentation, a scalar (the usual field or
+/// result) written at once, with no stack of open containers.
+#[inline]
+fn write_compact(out: &mut Out<'_>, v: &Value) -> io::Result<()> {
+    match v {
+        Value::Array(a) if !a.is_empty() => write_indented(out, v, None),
+        Value::Object(o) if !o.is_empty() => write_indented(out, v, None),
+        _ => {
+            write_scalar(out, v)?;
+            out.check()
+        }
+    }
 }
 
 /// Writes an object given as its members (keys distinct, in order) as
@@ -106,7 +125,7 @@ pub fn write_members<'v>(
         }
         string(out, k)?;
         out.buf.push(b':');
-        write_indented(out, v, None)?;
+        write_compact(out, v)?;
     }
     out.buf.push(b'}');
     out.check()
@@ -305,37 +324,37 @@ fn string(out: &mut Out<'_>, s: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// Appends `bytes` with `"`, `\\` and control characters escaped (the
+/// shortest escape JSON has for each, else `\u00XX`): the plain runs
+/// between them found eight bytes at a time and copied whole.
 fn escape(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
-        };
+    loop {
+        let i = plain_run(bytes, start);
         out.extend_from_slice(bytes.get(start..i).unwrap_or(&[]));
-        if escape.is_empty() {
-            out.extend_from_slice(&[
+        let Some(&b) = bytes.get(i) else {
+            return;
+        };
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            _ => out.extend_from_slice(&[
                 b'\\',
                 b'u',
                 b'0',
                 b'0',
                 HEX[usize::from(b >> 4)],
                 HEX[usize::from(b & 0xf)],
-            ]);
-        } else {
-            out.extend_from_slice(escape);
+            ]),
         }
         start = i + 1;
     }
-    out.extend_from_slice(bytes.get(start..).unwrap_or(&[]));
 }
 
 #[cfg(test)]
@@ -365,6 +384,85 @@ mod tests {
         for (n, want) in cases {
             assert_eq!(json(&Value::Number(n)), want, "{n}");
         }
+    }
+
+    /// The escaping by runs against one written character by character,
+    /// over generated strings of every control character, quotes,
+    /// backslashes, DEL and non-ASCII text, at every alignment.
+    #[test]
+    fn escaping_by_runs_matches_character_by_character() {
+        fn naive(s: &str) -> String {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        let mut alphabet: Vec<char> = (0u8..0x20).map(char::from).collect();
+        alphabet.extend([
+            '"', '\\', '\u{7f}', 'a', 'Z', ' ', '/', 'é', '😀', '\u{2028}',
+        ]);
+        let mut rng = xpr_testkit::Rng::new(11);
+        for _ in 0..5000 {
+            let len = rng.below(40);
+            let s: String = (0..len)
+                .map(|_| {
+                    if rng.chance(0.7) {
+                        'x'
+                    } else {
+                        *rng.pick(&alphabet)
+                    }
+                })
+                .collect();
+            let mut out = Vec::new();
+            write_str(&mut out, &s);
+            assert_eq!(String::from_utf8(out).ok(), Some(naive(&s)), "{s:?}");
+        }
+    }
+
+    /// An object given as members is written as the object they make,
+    /// scalars and containers alike.
+    #[test]
+    fn members_are_written_as_their_object() {
+        let members: Vec<(xpr::Key, Value)> = vec![
+            ("s".into(), Value::from("a\"b")),
+            ("n".into(), Value::Number(-1.5)),
+            ("t".into(), Value::Bool(true)),
+            ("z".into(), Value::Null),
+            (
+                "e".into(),
+                Value::from_json(&serde_json::json!([])).unwrap_or(Value::Null),
+            ),
+            (
+                "a".into(),
+                Value::from_json(&serde_json::json!([1, {"k": "v"}])).unwrap_or(Value::Null),
+            ),
+            (
+                "o".into(),
+                Value::from_json(&serde_json::json!({"x": [null]})).unwrap_or(Value::Null),
+            ),
+        ];
+        let whole = Value::from_json(&serde_json::json!({
+            "s": "a\"b", "n": -1.5, "t": true, "z": null, "e": [],
+            "a": [1, {"k": "v"}], "o": {"x": [null]}
+        }))
+        .unwrap_or(Value::Null);
+        let mut buf = Vec::new();
+        let mut never = |_: &[u8]| Ok(());
+        let mut out = Out::new(&mut buf, usize::MAX, &mut never);
+        assert!(write_members(&mut out, members.iter().map(|(k, v)| (k, v))).is_ok());
+        assert_eq!(String::from_utf8(buf).ok(), Some(json(&whole)));
     }
 
     #[test]

@@ -124,7 +124,7 @@ static STRING_CLASS: [u8; 256] = {
 /// eight bytes at a time (the zero-byte test on a word; its lowest flag
 /// is exact, higher ones may be false, so only the lowest is used).
 #[inline]
-fn plain_run(b: &[u8], mut pos: usize) -> usize {
+pub(crate) fn plain_run(b: &[u8], mut pos: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(word) = b.get(pos..pos + 8) {

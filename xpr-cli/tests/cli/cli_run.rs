@@ -596,3 +596,72 @@ fn columnar_formats_need_the_feature() {
         "--output arrow needs an xpr built with the `columnar` feature",
     );
 }
+
+/// The benchmark's projection and string transform over strings that
+/// need escaping or are not ASCII (a case change that alters the length,
+/// a final sigma), several chunks of records: the same bytes with one,
+/// two or three workers (each compiles its own program), and the values
+/// of the ordinary calls.
+#[test]
+fn run_transforms_write_the_same_bytes_for_any_jobs() {
+    let texts = [
+        "LAX",
+        "ÉCOLE",
+        "ΟΔΟΣ",
+        "a\"b\\c",
+        "tab\there",
+        "ctl\u{1}x",
+        "İx",
+        "ß",
+        "",
+    ];
+    let input: String = (0..9_000)
+        .map(|i| {
+            let record =
+                json!({"o": texts[i % texts.len()], "d": texts[(i / 3) % texts.len()], "n": i});
+            format!("{record}\n")
+        })
+        .collect();
+    for expr in [
+        r#"o.lower() + " -> " + d.lower()"#,
+        r#"{route: o + "-" + d.upper(), late: n > 3, s: o}"#,
+    ] {
+        let outputs: Vec<Vec<u8>> = ["1", "2", "3"]
+            .iter()
+            .map(|jobs| {
+                let o = run_with(&["run", expr, "--jobs", jobs, "-q"], input.as_bytes());
+                assert_eq!(code(&o), 0, "{}", stderr(&o));
+                o.stdout
+            })
+            .collect();
+        assert!(outputs[0] == outputs[1], "{expr}: --jobs 1 and 2 differ");
+        assert!(outputs[0] == outputs[2], "{expr}: --jobs 1 and 3 differ");
+    }
+    let o = run_with(
+        &["run", r#"o.lower() + " -> " + d.lower()"#, "-q"],
+        input.as_bytes(),
+    );
+    let out = lines(&o);
+    assert_eq!(out.len(), 9_000);
+    assert_eq!(out[0], r#""lax -> lax""#);
+    assert_eq!(out[4], r#""tab\there -> école""#);
+    // A final sigma lowercases to ς; İ to i and a combining dot.
+    assert_eq!(out[11], "\"οδο\u{3c2} -> a\\\"b\\\\c\"");
+    assert_eq!(out[15], "\"i\u{307}x -> ctl\\u0001x\"");
+    assert_eq!(out[24], "\"i\u{307}x -> \"");
+    let o = run_with(
+        &[
+            "run",
+            r#"{route: o + "-" + d.upper(), late: n > 3, s: o}"#,
+            "-q",
+        ],
+        input.as_bytes(),
+    );
+    let out = lines(&o);
+    assert_eq!(out[7], r#"{"route":"ß-ΟΔΟΣ","late":true,"s":"ß"}"#);
+    assert_eq!(out[25], r#"{"route":"ß-","late":true,"s":"ß"}"#);
+    assert_eq!(
+        out[21],
+        r#"{"route":"a\"b\\c-SS","late":true,"s":"a\"b\\c"}"#
+    );
+}

@@ -229,3 +229,71 @@ fn arithmetic_fast_paths_match_the_general_path() {
         assert!(e.message().contains("cannot add string and number"), "{e}");
     }
 }
+
+/// What a run shows of a program: its result, fuel and peak memory, then
+/// for every smaller fuel budget and every smaller memory budget the
+/// error's kind and position, and for call depths 0 and 1 the same.
+fn signature(src: &str, ctx: &dyn xpr_vm::Context) -> String {
+    let program = compile(src).expect("compiles");
+    let mut vm = Vm::new();
+    let r = vm.run(&program, ctx, &opts());
+    let (fuel, memory) = (vm.fuel_used(), vm.peak_memory());
+    let shown = |r: Result<Value, xpr_vm::Error>| match r {
+        Ok(v) => format!("{v:?}"),
+        Err(e) => {
+            let at = e.span().map(|s| (s.start, s.end));
+            format!("{:?} {at:?} {}", e.kind(), e.message())
+        }
+    };
+    let mut out = format!("{} fuel {fuel} memory {memory}", shown(r));
+    let mut limited = |f: &dyn Fn(&mut xpr_vm::Limits)| {
+        let mut o = opts();
+        f(&mut o.limits);
+        let mut vm = Vm::new();
+        let r = vm.run(&program, ctx, &o);
+        out.push_str(&format!(
+            "\n  {} fuel {} memory {}",
+            shown(r),
+            vm.fuel_used(),
+            vm.peak_memory()
+        ));
+    };
+    for f in 0..fuel {
+        limited(&|l| l.fuel = Some(f));
+    }
+    for m in (0..memory).step_by(3) {
+        limited(&|l| l.memory = Some(m));
+    }
+    for d in 0..2 {
+        limited(&|l| l.call_depth = d);
+    }
+    out
+}
+
+/// `name.lower()` / `name.upper()` inside a chain of concatenations (the
+/// string transform of the CLI benchmark's W3) is appended to the chain's
+/// text, never built on its own: the same results, fuel, memory and
+/// errors (at every budget) as the instructions one by one, recorded
+/// before the shortcut existed.
+#[test]
+fn case_changes_inside_concatenation_chains_match_one_by_one() {
+    let json = serde_json::json!({"a": "Ada", "b": "LAX", "e": "Éva", "n": 3});
+    let map = match Value::from_json(&json).expect("converts") {
+        Value::Object(o) => o.map().clone(),
+        _ => Map::default(),
+    };
+    let mut all = String::new();
+    for ctx in [&map as &dyn xpr_vm::Context, &json] {
+        for src in [
+            r#"a.lower() + " -> " + b.lower()"#,
+            r#"a + "/" + b.upper() + a.lower() + "!""#,
+            r#"a + e.lower() + b.lower()"#,
+            r#"a + " " + n.lower()"#,
+            r#"a + " " + missing.lower()"#,
+            r#"(a + b.lower()).upper()"#,
+        ] {
+            all.push_str(&format!("{src}\n{}\n", signature(src, ctx)));
+        }
+    }
+    common::assert_golden("fused__case_chains", &all);
+}

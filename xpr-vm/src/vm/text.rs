@@ -27,6 +27,9 @@ enum Piece<'k> {
     Text(&'k str),
     /// A global, read when its turn comes.
     Global(u32),
+    /// A global's `upper()` (`true`) or `lower()`, appended changed when
+    /// its text is ASCII (never built on its own).
+    Cased(u32, bool),
 }
 
 impl Vm {
@@ -65,8 +68,9 @@ impl Vm {
 
 impl Exec<'_> {
     /// The string `t + y`, `t` in the VM's reused text buffer and `ip`
-    /// past the `Add`, then any further `+ "constant"` or `+ name` of
-    /// strings and a final `.upper()` / `.lower()` of ASCII text: appended
+    /// past the `Add`, then any further `+ "constant"`, `+ name` or
+    /// `+ name.lower()` / `+ name.upper()` (ASCII text) of strings and a
+    /// final `.upper()` / `.lower()` of ASCII text: appended
     /// in the buffer and built once. Each instruction is charged its fuel
     /// and each intermediate string its memory, as if run in turn; `ip`
     /// ends past the last instruction taken (on an error, just past the one
@@ -95,12 +99,24 @@ impl Exec<'_> {
                     _ => break,
                 },
                 (Some(&Op::LoadGlobal(g)), Some(Op::Add)) => Piece::Global(g),
+                (Some(&Op::LoadGlobal(g)), Some(&Op::CallMethod { method, argc: 0 })) => {
+                    match parts
+                        .methods
+                        .get(method as usize)
+                        .and_then(|m| stdlib::case_method(m.id))
+                    {
+                        Some(to_upper) if matches!(code.get(*ip + 2), Some(Op::Add)) => {
+                            Piece::Cased(g, to_upper)
+                        }
+                        _ => break,
+                    }
+                }
                 _ => break,
             };
             let owned;
             let z: &str = match piece {
                 Piece::Text(z) => z,
-                Piece::Global(g) => {
+                Piece::Global(g) | Piece::Cased(g, _) => {
                     let Ok(found) = self.global(program, g) else {
                         break;
                     };
@@ -118,6 +134,36 @@ impl Exec<'_> {
                     }
                 }
             };
+            if let Piece::Cased(_, to_upper) = piece {
+                // Only ASCII text: other text's case mapping may change
+                // its length, left to the ordinary call.
+                if !stdlib::string::ascii_only(z) {
+                    break;
+                }
+                // The load and the call, charged as the ordinary call of
+                // a string held elsewhere (the context's, or the one kept
+                // for the run): the call's depth, the case change's fuel
+                // and its new string's memory.
+                for _ in 0..2 {
+                    *ip += 1;
+                    self.vm.step()?;
+                }
+                self.vm.enter()?;
+                self.vm.fuel(stdlib::string::ascii_case_fuel(z.len()))?;
+                self.vm.alloc(z.len() as u64)?;
+                self.vm.leave();
+                // Then the `+`.
+                *ip += 1;
+                self.vm.step()?;
+                self.vm.alloc((t.len() + z.len()) as u64)?;
+                self.vm.copy_fuel(t.len() + z.len())?;
+                let at = t.len();
+                t.push_str(z);
+                if let Some(added) = t.get_mut(at..) {
+                    stdlib::string::set_ascii_case(added, to_upper);
+                }
+                continue;
+            }
             for _ in 0..2 {
                 *ip += 1;
                 self.vm.step()?;
