@@ -35,42 +35,81 @@ const MAX_CODE: usize = CHUNK as usize;
 
 /// The deepest stack the tier keeps.
 const DEPTH: usize = 8;
+const _: () = assert!(DEPTH.is_power_of_two());
 
 /// Whether `code`, a main prototype with `slots` locals, is straight-line
-/// code the tier runs: only the instructions below, every jump forward.
+/// code the tier runs: only the instructions below, every jump forward,
+/// and a stack that never holds more than [`DEPTH`] values nor is read
+/// below its bottom on any path (checked here, once, so the loop indexes
+/// its stack without checks).
 pub(crate) fn qualifies(code: &[Op], slots: u16) -> bool {
-    slots == 0
-        && code.len() <= MAX_CODE
-        && code.iter().enumerate().all(|(at, op)| match *op {
-            Op::Const(_)
-            | Op::Null
-            | Op::True
-            | Op::False
-            | Op::Int(_)
-            | Op::LoadGlobal(_)
-            | Op::GetField(_)
-            | Op::Add
+    if slots != 0 || code.len() > MAX_CODE {
+        return false;
+    }
+    // The stack depth before each instruction, from the paths reaching it
+    // (all from before it: every jump is forward); `None`: unreached.
+    let mut depth: Vec<Option<usize>> = vec![None; code.len() + 1];
+    depth[0] = Some(0);
+    for (at, op) in code.iter().enumerate() {
+        let Some(d) = depth[at] else { continue };
+        // (values read, values left, jump target and the depth there)
+        let (needs, after, jump) = match *op {
+            Op::Const(_) | Op::Null | Op::True | Op::False | Op::Int(_) | Op::LoadGlobal(_) => {
+                (0, d + 1, None)
+            }
+            Op::GetField(_) | Op::Neg | Op::Not | Op::CompareConst { .. } => (1, d, None),
+            Op::Add
             | Op::Sub
             | Op::Mul
             | Op::Div
-            | Op::Neg
-            | Op::Not
             | Op::Eq
             | Op::Ne
             | Op::Lt
             | Op::Le
             | Op::Gt
-            | Op::Ge
-            | Op::CompareConst { .. }
-            | Op::Return => true,
-            Op::Jump(t)
-            | Op::JumpIfFalse(t)
-            | Op::JumpIfFalseOrPop(t)
-            | Op::JumpIfTrueOrPop(t)
-            | Op::JumpIfNotNullOrPop(t)
-            | Op::JumpIfNull(t) => t as usize > at,
-            _ => false,
-        })
+            | Op::Ge => (2, d.wrapping_sub(1), None),
+            Op::Return => {
+                if d < 1 {
+                    return false;
+                }
+                continue;
+            }
+            Op::Jump(t) => (0, usize::MAX, Some((t, d))),
+            Op::JumpIfFalse(t) => (1, d.wrapping_sub(1), Some((t, d.wrapping_sub(1)))),
+            Op::JumpIfFalseOrPop(t) | Op::JumpIfTrueOrPop(t) | Op::JumpIfNotNullOrPop(t) => {
+                (1, d.wrapping_sub(1), Some((t, d)))
+            }
+            Op::JumpIfNull(t) => (1, d, Some((t, d))),
+            _ => return false,
+        };
+        if d < needs {
+            return false;
+        }
+        if let Some((t, there)) = jump
+            && (t as usize <= at || !reach(&mut depth, t as usize, there))
+        {
+            return false;
+        }
+        // `usize::MAX`: an unconditional jump, nothing falls through.
+        if after != usize::MAX && !reach(&mut depth, at + 1, after) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Records a path reaching instruction `to` with `d` values on the stack:
+/// false when another path reaches it with a different depth, or `d` is
+/// beyond the stack.
+fn reach(depth: &mut [Option<usize>], to: usize, d: usize) -> bool {
+    match depth.get_mut(to) {
+        Some(slot @ None) if d <= DEPTH => {
+            *slot = Some(d);
+            true
+        }
+        Some(Some(e)) => *e == d,
+        _ => false,
+    }
 }
 
 /// A value on the tier's stack: a scalar, or a value the context or the
@@ -147,21 +186,24 @@ impl Vm {
         let mut sp = 0usize;
         let mut ip = 0usize;
         let mut ran = 0u64;
+        // `qualifies` proved the depth stays within 0..=DEPTH and is never
+        // read below the bottom: the masks only spare the bounds checks.
+        const MASK: usize = DEPTH - 1;
         macro_rules! push {
             ($v:expr) => {{
-                *stack.get_mut(sp)? = $v;
+                stack[sp & MASK] = $v;
                 sp += 1;
             }};
         }
         macro_rules! pop {
             () => {{
-                sp = sp.checked_sub(1)?;
-                stack[sp]
+                sp -= 1;
+                stack[sp & MASK]
             }};
         }
         macro_rules! top {
             () => {
-                stack.get_mut(sp.checked_sub(1)?)?
+                &mut stack[sp.wrapping_sub(1) & MASK]
             };
         }
         loop {
@@ -379,5 +421,60 @@ fn settled(compared: Result<Compared, crate::error::Error>) -> Option<bool> {
     match compared {
         Ok(Compared::Done(r, 0)) => Some(r),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_code_whose_stack_is_proven_within_bounds_qualifies() {
+        use Op::*;
+        // `n > 1 && m` and `(a + b) * c`.
+        assert!(qualifies(
+            &[
+                LoadGlobal(0),
+                Int(1),
+                Gt,
+                JumpIfFalseOrPop(5),
+                LoadGlobal(1),
+                Return
+            ],
+            0
+        ));
+        assert!(qualifies(
+            &[
+                LoadGlobal(0),
+                LoadGlobal(1),
+                Add,
+                LoadGlobal(2),
+                Mul,
+                Return
+            ],
+            0
+        ));
+        // Reads below the bottom of the stack; returns nothing.
+        assert!(!qualifies(&[Add, Return], 0));
+        assert!(!qualifies(&[LoadGlobal(0), Add, Return], 0));
+        assert!(!qualifies(&[Return], 0));
+        // Two paths meeting with different depths.
+        assert!(!qualifies(
+            &[True, JumpIfFalse(3), Int(1), Int(2), Return],
+            0
+        ));
+        // A backward jump, locals, an instruction of the dispatch loop only.
+        assert!(!qualifies(&[True, Jump(0), Return], 0));
+        assert!(!qualifies(&[True, Return], 1));
+        assert!(!qualifies(&[Array(0), Return], 0));
+        // Eight values at once fit; nine do not.
+        let mut eight = vec![Int(1); DEPTH];
+        eight.extend(std::iter::repeat_n(Add, DEPTH - 1));
+        eight.push(Return);
+        assert!(qualifies(&eight, 0));
+        let mut nine = vec![Int(1); DEPTH + 1];
+        nine.extend(std::iter::repeat_n(Add, DEPTH));
+        nine.push(Return);
+        assert!(!qualifies(&nine, 0));
     }
 }
