@@ -170,7 +170,7 @@ impl Reader {
             .map_err(|e| read_error(&source, &e))?;
             match opened {
                 Opened::Batches(batches) => self.current = Some((source, batches, 0)),
-                Opened::Groups(g) => self.groups = Some(g),
+                Opened::Groups(g) => self.groups = Some(*g),
             }
         }
     }
@@ -210,7 +210,7 @@ fn read_error(source: &str, message: &str) -> Exit {
 enum Opened {
     Batches(Box<dyn RecordBatchReader + Send>),
     /// Parquet, read a row group at a time.
-    Groups(groups::Groups),
+    Groups(Box<groups::Groups>),
 }
 
 /// The indices of `schema`'s columns named in `names` (all when `None`).
@@ -256,14 +256,14 @@ fn open(
                 (wanted(meta.schema(), Some(&names)), program, options)
             });
             let columns = wanted(meta.schema(), columns);
-            Ok(Opened::Groups(groups::Groups::new(
+            Ok(Opened::Groups(Box::new(groups::Groups::new(
                 source.clone(),
                 file,
                 meta,
                 columns,
                 predicate,
                 batch_rows,
-            )))
+            ))))
         }
         _ => {
             // An Arrow IPC file starts with `ARROW1`; anything else is read
