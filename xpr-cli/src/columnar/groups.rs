@@ -1,8 +1,4 @@
-//! Parquet files read a row group at a time: the group's column chunks
-//! that are read at all are fetched whole, one read each (contiguous ones
-//! together), and decoded from memory ([`Chunks`]), rather than a seek
-//! and two reads for every page; a group whose chunks exceed
-//! [`GROUP_BYTES`] is read page by page from the file.
+//! Parquet files read a row group at a time.
 //!
 //! `--filter`, late: when the predicate reads only some of the file's
 //! columns, those are decoded first and the predicate evaluated on them
@@ -17,30 +13,19 @@
 //! error that stops the run) are handed on after that group's kept rows.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::{ArrowError, Schema};
-use bytes::{Buf as _, Bytes};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderMetadata, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowFilter,
 };
-use parquet::errors::ParquetError;
-use parquet::file::reader::{ChunkReader, Length};
 use xpr::{Error, Program};
 use xpr_arrow::BatchOptions;
 
 use super::{SHOWN_ERRORS, keep_mask};
-
-/// A row group's chunks are read whole up to this many bytes (compressed,
-/// of the columns read); past it, page by page.
-pub const GROUP_BYTES: u64 = 64 << 20;
-
-/// Chunks fewer than this many bytes apart are read in one.
-const GAP_BYTES: u64 = 64 << 10;
 
 /// What the predicate gave over one row group, besides its kept rows.
 #[derive(Debug, Default)]
@@ -60,7 +45,7 @@ pub(super) struct Verdicts {
 pub(super) struct Groups {
     /// The file's name, for errors.
     pub source: Arc<str>,
-    file: Arc<File>,
+    file: File,
     meta: ArrowReaderMetadata,
     /// The next row group to read, and the file's row (from 0) it starts at.
     group: usize,
@@ -91,7 +76,7 @@ impl Groups {
             .map(|(reads, program, options)| (reads, program.clone(), options.clone()));
         Groups {
             source,
-            file: Arc::new(file),
+            file,
             meta,
             group: 0,
             first_row: 0,
@@ -128,8 +113,8 @@ impl Groups {
         let first_row = self.first_row;
         self.group += 1;
         self.first_row += u64::try_from(group.num_rows()).unwrap_or(0);
-        let chunks = Chunks::read(&self.file, group, &self.columns).map_err(|e| e.to_string())?;
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(chunks, self.meta.clone())
+        let file = self.file.try_clone().map_err(|e| e.to_string())?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
             .with_batch_size(self.batch_rows)
             .with_row_groups(vec![self.group - 1]);
         let mask = ProjectionMask::roots(builder.parquet_schema(), self.columns.clone());
@@ -193,159 +178,5 @@ fn judge(
                 Ok(none())
             }
         }
-    }
-}
-
-/// A row group's column chunks held in memory (each with the file offset
-/// it starts at), as the parquet reader's input; reads outside them go
-/// to the file.
-struct Chunks {
-    file: Arc<File>,
-    len: u64,
-    held: Vec<(u64, Bytes)>,
-}
-
-impl Chunks {
-    /// Reads the chunks of `columns` (root indices) of `group`: none
-    /// when they are past [`GROUP_BYTES`] or their offsets make no sense
-    /// (the reader then reports the file's fault).
-    fn read(
-        file: &Arc<File>,
-        group: &parquet::file::metadata::RowGroupMetaData,
-        columns: &[usize],
-    ) -> std::io::Result<Chunks> {
-        let len = file.metadata()?.len();
-        let mut chunks = Chunks {
-            file: file.clone(),
-            len,
-            held: Vec::new(),
-        };
-        let schema = group.schema_descr();
-        let mut ranges: Vec<(u64, u64)> = Vec::new();
-        for (i, c) in group.columns().iter().enumerate() {
-            if !columns.contains(&schema.get_column_root_idx(i)) {
-                continue;
-            }
-            let start = c.dictionary_page_offset().unwrap_or(c.data_page_offset());
-            let (Ok(start), Ok(size)) = (u64::try_from(start), u64::try_from(c.compressed_size()))
-            else {
-                return Ok(chunks);
-            };
-            match start.checked_add(size) {
-                Some(end) if end <= len => ranges.push((start, end)),
-                _ => return Ok(chunks),
-            }
-        }
-        ranges.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::new();
-        for (start, end) in ranges {
-            match merged.last_mut() {
-                Some(last) if start <= last.1.saturating_add(GAP_BYTES) => last.1 = last.1.max(end),
-                _ => merged.push((start, end)),
-            }
-        }
-        if merged.iter().map(|(s, e)| e - s).sum::<u64>() > GROUP_BYTES {
-            return Ok(chunks);
-        }
-        let mut f: &File = file;
-        for (start, end) in merged {
-            let mut buf = vec![0; usize::try_from(end - start).unwrap_or(0)];
-            f.seek(SeekFrom::Start(start))?;
-            f.read_exact(&mut buf)?;
-            chunks.held.push((start, Bytes::from(buf)));
-        }
-        Ok(chunks)
-    }
-
-    /// `length` bytes (to the end of its chunk when `None`) from the file's
-    /// offset `start`, when a held chunk has them.
-    fn held(&self, start: u64, length: Option<usize>) -> Option<Bytes> {
-        self.held.iter().find_map(|(at, bytes)| {
-            let from = usize::try_from(start.checked_sub(*at)?).ok()?;
-            let to = match length {
-                Some(n) => from.checked_add(n)?,
-                None => bytes.len(),
-            };
-            (from <= to && to <= bytes.len()).then(|| bytes.slice(from..to))
-        })
-    }
-}
-
-impl Length for Chunks {
-    fn len(&self) -> u64 {
-        self.len
-    }
-}
-
-impl ChunkReader for Chunks {
-    type T = bytes::buf::Reader<Bytes>;
-
-    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
-        if let Some(bytes) = self.held(start, None) {
-            return Ok(bytes.reader());
-        }
-        // A page header outside the chunks: read what is left of the file,
-        // up to 64 KiB (headers are small).
-        let rest = usize::try_from(self.len.saturating_sub(start).min(GAP_BYTES)).unwrap_or(0);
-        Ok(self.get_bytes(start, rest)?.reader())
-    }
-
-    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
-        match self.held(start, Some(length)) {
-            Some(bytes) => Ok(bytes),
-            None => self.file.as_ref().get_bytes(start, length),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Held chunks answer reads inside them; reads outside (or running
-    /// past a chunk's end) go to the file, with the same bytes.
-    #[test]
-    fn chunks_answer_from_memory_or_the_file() {
-        let data: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
-        let path = std::env::temp_dir().join(format!("xpr-chunks-{}", std::process::id()));
-        std::fs::write(&path, &data).expect("write");
-        let file = Arc::new(File::open(&path).expect("open"));
-        let chunks = Chunks {
-            file,
-            len: 10_000,
-            held: vec![
-                (100, Bytes::copy_from_slice(&data[100..200])),
-                (5_000, Bytes::copy_from_slice(&data[5_000..6_000])),
-            ],
-        };
-        for (start, n) in [
-            (100, 100),
-            (150, 10),
-            (5_999, 1),
-            (199, 2),
-            (0, 50),
-            (9_990, 10),
-        ] {
-            let got = chunks.get_bytes(start, n).expect("bytes");
-            let from = usize::try_from(start).expect("offset");
-            assert_eq!(&got[..], &data[from..from + n], "{start} {n}");
-        }
-        assert!(chunks.held(199, Some(2)).is_none());
-        let mut rest = Vec::new();
-        chunks
-            .get_read(5_990)
-            .expect("read")
-            .read_to_end(&mut rest)
-            .expect("read");
-        assert_eq!(rest, &data[5_990..6_000]);
-        let mut rest = Vec::new();
-        chunks
-            .get_read(9_000)
-            .expect("read")
-            .read_to_end(&mut rest)
-            .expect("read");
-        assert_eq!(rest, &data[9_000..]);
-        assert!(chunks.get_bytes(9_990, 20).is_err());
-        std::fs::remove_file(&path).ok();
     }
 }
