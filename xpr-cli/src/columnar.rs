@@ -10,7 +10,10 @@
 //! hand the result on; whichever worker completes the batch due writes it
 //! and any completed after it, so output keeps input order. At most
 //! `jobs + 1` batches are between read and written: memory stays near
-//! that many batches whatever the file's length.
+//! that many batches whatever the file's length. Parquet is read a row
+//! group at a time; `--filter` over Parquet evaluates its predicate as
+//! the rows are read and decodes the other columns for the kept rows
+//! only ([`groups`]).
 //!
 //! Output: `ndjson` (default) writes one JSON value per row (with
 //! `--filter`, the kept row as an object of its columns); `parquet` and
