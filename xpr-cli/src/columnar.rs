@@ -693,9 +693,18 @@ fn ndjson(values: &ArrayRef, json_text: bool) -> Result<Vec<u8>, Error> {
             }
         }
         DataType::Utf8 => {
-            for v in values.as_string::<i32>() {
+            let strings = values.as_string::<i32>();
+            // No byte of the batch's strings needs escaping: each is
+            // written as it is, between quotes (the text `write_str` gives).
+            let plain = !json_text && !needs_escape(strings.value_data());
+            for v in strings {
                 match v {
                     Some(text) if json_text => out.extend_from_slice(text.as_bytes()),
+                    Some(s) if plain => {
+                        out.push(b'"');
+                        out.extend_from_slice(s.as_bytes());
+                        out.push(b'"');
+                    }
                     Some(s) => json_out::write_str(&mut out, s),
                     None => out.extend_from_slice(b"null"),
                 }
@@ -710,6 +719,16 @@ fn ndjson(values: &ArrayRef, json_text: bool) -> Result<Vec<u8>, Error> {
         }
     }
     Ok(out)
+}
+
+/// Whether any byte of `bytes` is one JSON escapes in a string (`"`,
+/// `\`, a control character), 64 bytes at a time.
+fn needs_escape(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|c| {
+        c.iter().fold(false, |any, &b| {
+            any | (b == b'"') | (b == b'\\') | (b < 0x20)
+        })
+    })
 }
 
 /// The reader and the batches taken but not yet written.

@@ -719,3 +719,32 @@ fn late_filter_gives_the_whole_rows_answers() {
         }
     }
 }
+
+/// String results are written as JSON strings whether or not their batch
+/// holds a character to escape (a batch with none is copied as it is):
+/// one row group of plain strings, one with quotes, backslashes and
+/// control characters, one with non-ASCII text.
+#[test]
+fn string_results_are_escaped_per_batch_as_needed() {
+    let words = ["plain", "a\"b", "c\\d", "e\nf\u{1}", "caf\u{e9} \u{2028}"];
+    let n = 30_000;
+    let s = StringArray::from_iter_values((0..n).map(|i| {
+        let group = i / 10_000;
+        match group {
+            0 => words[0].to_string(),
+            1 => words[1 + i % 3].to_string(),
+            _ => words[4].to_string(),
+        }
+    }));
+    let batch = RecordBatch::try_from_iter([("s", Arc::new(s) as ArrayRef)]).expect("batch");
+    let file = temp_file("escapes.parquet", &parquet_bytes(&batch, 10_000));
+    let got = ndjson(&["--input", "parquet"], "s + \"\"", &file);
+    let want: Vec<String> = (0..n)
+        .map(|i| match i / 10_000 {
+            0 => "\"plain\"".to_string(),
+            1 => ["\"a\\\"b\"", "\"c\\\\d\"", "\"e\\nf\\u0001\""][i % 3].to_string(),
+            _ => "\"caf\u{e9} \u{2028}\"".to_string(),
+        })
+        .collect();
+    assert_eq!(got, want);
+}
