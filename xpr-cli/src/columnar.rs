@@ -10,7 +10,10 @@
 //! hand the result on; whichever worker completes the batch due writes it
 //! and any completed after it, so output keeps input order. At most
 //! `jobs + 1` batches are between read and written: memory stays near
-//! that many batches whatever the file's length.
+//! that many batches whatever the file's length. Parquet is read a row
+//! group at a time; `--filter` over Parquet evaluates its predicate as
+//! the rows are read and decodes the other columns for the kept rows
+//! only ([`groups`]).
 //!
 //! Output: `ndjson` (default) writes one JSON value per row (with
 //! `--filter`, the kept row as an object of its columns); `parquet` and
@@ -28,13 +31,13 @@ use std::time::Instant;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use xpr::{Error, Program, render_error};
 use xpr_arrow::{BatchOptions, Budget, Evaluation};
 
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs, json_out};
 
+mod groups;
 mod object;
 mod rows;
 
@@ -47,7 +50,7 @@ pub const BATCH_ROWS: usize = 8 * 1024;
 pub const BATCH_BYTES: usize = 4 << 20;
 
 /// How many per-row errors are printed before the rest are only counted.
-const SHOWN_ERRORS: usize = 20;
+pub(crate) const SHOWN_ERRORS: usize = 20;
 
 /// Batches read and not yet written: one per job, and one more.
 const IN_FLIGHT_EXTRA: u64 = 1;
@@ -59,6 +62,19 @@ struct Taken {
     /// The row number (from 1, within its file) of the batch's first row.
     first_row: u64,
     batch: RecordBatch,
+    work: Work,
+}
+
+/// What is to be done with a batch.
+enum Work {
+    /// Evaluate the program on every row.
+    Evaluate,
+    /// `--filter` over Parquet, late: the rows were kept by the predicate
+    /// while they were read ([`groups`]); write them all.
+    Kept,
+    /// The predicate's verdicts over a row group whose kept rows came
+    /// before (the batch has no rows).
+    Verdicts(groups::Verdicts),
 }
 
 /// A batch's result, written in batch order.
@@ -88,7 +104,17 @@ struct Reader {
     format: InputFormat,
     /// The top-level column names to read; `None`: all.
     columns: Option<Vec<String>>,
+    /// `--filter` over Parquet: the predicate, evaluated as the rows are
+    /// read when it reads only some of the columns ([`groups`]).
+    predicate: Option<(Program, BatchOptions)>,
+    /// The batches being read: their file, and how many rows of it came
+    /// before the next batch.
     current: Option<(Arc<str>, Box<dyn RecordBatchReader + Send>, u64)>,
+    /// The current Parquet file's row groups, and the predicate's
+    /// verdicts over the group being read, late (handed on after its
+    /// kept rows).
+    groups: Option<groups::Groups>,
+    verdicts: Option<groups::Verdicts>,
     seq: u64,
 }
 
@@ -100,31 +126,70 @@ impl Reader {
                 match batches.next() {
                     Some(Ok(batch)) if batch.num_rows() == 0 => continue,
                     Some(Ok(batch)) => {
-                        let taken = Taken {
-                            seq: self.seq,
-                            source: source.clone(),
-                            first_row: *rows + 1,
-                            batch,
+                        let first_row = *rows + 1;
+                        *rows += batch.num_rows() as u64;
+                        let source = source.clone();
+                        let work = if self.groups.as_ref().is_some_and(groups::Groups::late) {
+                            Work::Kept
+                        } else {
+                            Work::Evaluate
                         };
-                        *rows += taken.batch.num_rows() as u64;
-                        self.seq += 1;
-                        return Ok(Some(taken));
+                        return Ok(Some(self.taken(source, first_row, batch, work)));
                     }
                     Some(Err(e)) => return Err(read_error(source, &e.to_string())),
-                    None => self.current = None,
+                    None => {
+                        let source = source.clone();
+                        self.current = None;
+                        if let (Some(g), Some(verdicts)) = (&self.groups, self.verdicts.take()) {
+                            let empty = RecordBatch::new_empty(g.schema());
+                            let work = Work::Verdicts(verdicts);
+                            return Ok(Some(self.taken(source, 1, empty, work)));
+                        }
+                    }
+                }
+            }
+            if let Some(g) = &mut self.groups {
+                let source = g.source.clone();
+                match g.next_group().map_err(|e| read_error(&source, &e))? {
+                    Some((reader, first_row, verdicts)) => {
+                        self.current = Some((source, Box::new(reader), first_row));
+                        self.verdicts = verdicts;
+                        continue;
+                    }
+                    None => self.groups = None,
                 }
             }
             let Some(path) = self.files.next() else {
                 return Ok(None);
             };
             let source: Arc<str> = path.display().to_string().into();
-            let batches = open(&path, self.format, self.columns.as_deref())
-                .map_err(|e| read_error(&source, &e))?;
-            self.current = Some((source, batches, 0));
+            let opened = open(
+                &path,
+                &source,
+                self.format,
+                self.columns.as_deref(),
+                self.predicate.as_ref(),
+            )
+            .map_err(|e| read_error(&source, &e))?;
+            match opened {
+                Opened::Batches(batches) => self.current = Some((source, batches, 0)),
+                Opened::Groups(g) => self.groups = Some(*g),
+            }
+        }
+    }
+
+    /// The next batch to hand out.
+    fn taken(&mut self, source: Arc<str>, first_row: u64, batch: RecordBatch, work: Work) -> Taken {
+        self.seq += 1;
+        Taken {
+            seq: self.seq - 1,
+            source,
+            first_row,
+            batch,
+            work,
         }
     }
 }
-
 /// An unreadable file: status 2, naming a compression this build lacks.
 fn read_error(source: &str, message: &str) -> Exit {
     if let Some(codec) = message
@@ -144,37 +209,64 @@ fn read_error(source: &str, message: &str) -> Exit {
     Exit::usage(format_args!("{source}: {message}"))
 }
 
-/// Opens one file's batches, reading only `columns` (when given) of it.
+/// An opened file.
+enum Opened {
+    Batches(Box<dyn RecordBatchReader + Send>),
+    /// Parquet, read a row group at a time.
+    Groups(Box<groups::Groups>),
+}
+
+/// The indices of `schema`'s columns named in `names` (all when `None`).
+fn wanted(schema: &Schema, names: Option<&[String]>) -> Vec<usize> {
+    let Some(names) = names else {
+        return (0..schema.fields().len()).collect();
+    };
+    (0..schema.fields().len())
+        .filter(|&i| names.iter().any(|n| n == schema.field(i).name()))
+        .collect()
+}
+
+/// Opens one file's batches, reading only `columns` (when given) of it;
+/// a Parquet file a row group at a time, late ([`groups`]) when
+/// `predicate` is given and reads only some of its columns.
 fn open(
     path: &Path,
+    source: &Arc<str>,
     format: InputFormat,
     columns: Option<&[String]>,
-) -> Result<Box<dyn RecordBatchReader + Send>, String> {
+    predicate: Option<&(Program, BatchOptions)>,
+) -> Result<Opened, String> {
     let file = File::open(path).map_err(|e| super::input::io_text(&e))?;
-    let wanted = |schema: &Schema| -> Vec<usize> {
-        let Some(names) = columns else {
-            return (0..schema.fields().len()).collect();
-        };
-        (0..schema.fields().len())
-            .filter(|&i| names.iter().any(|n| n == schema.field(i).name()))
-            .collect()
-    };
     match format {
         InputFormat::Parquet => {
-            let builder =
-                ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| e.to_string())?;
-            let meta = builder.metadata();
-            let rows = usize::try_from(meta.file_metadata().num_rows()).unwrap_or(0);
-            let bytes: i64 = meta.row_groups().iter().map(|g| g.total_byte_size()).sum();
+            let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())
+                .map_err(|e| e.to_string())?;
+            let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
+            let bytes: i64 = meta
+                .metadata()
+                .row_groups()
+                .iter()
+                .map(|g| g.total_byte_size())
+                .sum();
             let row_bytes = usize::try_from(bytes).unwrap_or(0) / rows.max(1);
             let batch_rows = (BATCH_BYTES / row_bytes.max(1)).clamp(64, BATCH_ROWS);
-            let builder = builder.with_batch_size(batch_rows);
-            let mask = ProjectionMask::roots(builder.parquet_schema(), wanted(builder.schema()));
-            let reader = builder
-                .with_projection(mask)
-                .build()
-                .map_err(|e| e.to_string())?;
-            Ok(Box::new(reader))
+            let predicate = predicate.map(|(program, options)| {
+                let names: Vec<String> = program
+                    .context_names()
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect();
+                (wanted(meta.schema(), Some(&names)), program, options)
+            });
+            let columns = wanted(meta.schema(), columns);
+            Ok(Opened::Groups(Box::new(groups::Groups::new(
+                source.clone(),
+                file,
+                meta,
+                columns,
+                predicate,
+                batch_rows,
+            ))))
         }
         _ => {
             // An Arrow IPC file starts with `ARROW1`; anything else is read
@@ -191,18 +283,18 @@ fn open(
                     None,
                 )
                 .map_err(|e| e.to_string())?;
-                let projection = wanted(&probe.schema());
+                let projection = wanted(&probe.schema(), columns);
                 drop(probe);
                 let reader = arrow_ipc::reader::FileReader::try_new(file, Some(projection))
                     .map_err(|e| e.to_string())?;
-                Ok(Box::new(reader))
+                Ok(Opened::Batches(Box::new(reader)))
             } else {
                 let probe = arrow_ipc::reader::StreamReader::try_new(
                     BufReader::new(file.try_clone().map_err(|e| e.to_string())?),
                     None,
                 )
                 .map_err(|e| e.to_string())?;
-                let projection = wanted(&probe.schema());
+                let projection = wanted(&probe.schema(), columns);
                 drop(probe);
                 std::io::Seek::rewind(&mut file).map_err(|e| super::input::io_text(&e))?;
                 let reader = arrow_ipc::reader::StreamReader::try_new(
@@ -210,7 +302,7 @@ fn open(
                     Some(projection),
                 )
                 .map_err(|e| e.to_string())?;
-                Ok(Box::new(reader))
+                Ok(Opened::Batches(Box::new(reader)))
             }
         }
     }
@@ -404,7 +496,7 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Evaluates one batch.
-    fn process(&self, t: &Taken) -> Outcome {
+    fn process(&self, t: Taken) -> Outcome {
         let rows = t.batch.num_rows() as u64;
         let mut o = Outcome {
             done: Done::Text(Vec::new()),
@@ -414,12 +506,42 @@ impl Job<'_> {
             reported: Vec::new(),
             fatal: None,
         };
+        match t.work {
+            Work::Evaluate => {}
+            Work::Kept => {
+                // Counted with the group's verdicts.
+                o.records = 0;
+                if let Err(e) = self.write_kept(t.batch, &mut o) {
+                    o.fatal = Some(Exit::usage(format_args!("{}: {e}", t.source)));
+                }
+                return o;
+            }
+            Work::Verdicts(v) => {
+                o.records = v.records;
+                o.errors = v.errors;
+                for (row, error) in &v.shown {
+                    o.reported
+                        .push(self.describe_row("warning", &t.source, row + 1, error));
+                }
+                o.fatal = v
+                    .fatal
+                    .map(|(row, error)| self.fatal(&t.source, row.map(|r| r + 1), &error));
+                return o;
+            }
+        }
+        let t = &t;
+        let lines = self.output == OutputFormat::Ndjson;
         let by_parts = self
             .parts
             .as_ref()
-            .and_then(|p| p.evaluate(&self.program, &t.batch, &self.options));
+            .and_then(|p| p.evaluate(&self.program, &t.batch, &self.options, lines));
         let evaluation = match by_parts {
-            Some(values) => Ok(Evaluation {
+            Some(object::Objects::Lines(text)) => {
+                o.outputs = rows;
+                o.done = Done::Text(text);
+                return o;
+            }
+            Some(object::Objects::Column(values)) => Ok(Evaluation {
                 values,
                 errors: Vec::new(),
                 fuel_used: 0,
@@ -432,14 +554,8 @@ impl Job<'_> {
         let evaluation = match evaluation {
             Ok(e) => e,
             Err(e) => {
-                let (level_text, code) = match e.row {
-                    Some(row) => (self.describe("error", t, row, &e.error), 1),
-                    None => (format!("xpr: {}: {}\n", t.source, e.error), 2),
-                };
-                o.fatal = Some(Exit {
-                    code,
-                    message: Some(level_text),
-                });
+                let row = e.row.map(|r| t.first_row + r as u64);
+                o.fatal = Some(self.fatal(&t.source, row, &e.error));
                 return o;
             }
         };
@@ -461,26 +577,14 @@ impl Job<'_> {
 
     /// `--filter`: the rows whose result is truthy.
     fn keep(&self, t: &Taken, e: &Evaluation, o: &mut Outcome) -> Result<(), Error> {
-        // Policy null: a failed row is a null cell, which is not kept.
-        let keep: arrow_array::BooleanArray = match e.values.data_type() {
-            DataType::Boolean => e
-                .values
-                .as_boolean()
-                .iter()
-                .map(|v| Some(v == Some(true)))
-                .collect(),
-            _ => (0..e.values.len())
-                .map(|i| {
-                    Some(
-                        e.values.is_valid(i)
-                            && xpr_arrow::cell_value(e.values.as_ref(), i)
-                                .is_ok_and(|v| v.truthy()),
-                    )
-                })
-                .collect(),
-        };
+        let keep = keep_mask(&e.values);
         let kept = arrow_select::filter::filter_record_batch(&t.batch, &keep)
             .map_err(Error::type_error)?;
+        self.write_kept(kept, o)
+    }
+
+    /// Writes the rows `--filter` kept.
+    fn write_kept(&self, kept: RecordBatch, o: &mut Outcome) -> Result<(), Error> {
         o.outputs = kept.num_rows() as u64;
         o.done = match self.output {
             OutputFormat::Ndjson => {
@@ -516,15 +620,53 @@ impl Job<'_> {
         Ok(())
     }
 
-    /// `LEVEL: FILE: row N: message` (N from 1 within the file).
+    /// `LEVEL: FILE: row N: message` for row `row` of batch `t`.
     fn describe(&self, level: &str, t: &Taken, row: usize, error: &Error) -> String {
+        self.describe_row(level, &t.source, t.first_row + row as u64, error)
+    }
+
+    /// `LEVEL: FILE: row N: message` (N from 1 within the file).
+    fn describe_row(&self, level: &str, source: &str, row: u64, error: &Error) -> String {
         let rendered = render_error(error, self.expr);
         let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
-        format!(
-            "{level}: {}: row {}: {body}",
-            t.source,
-            t.first_row + row as u64
-        )
+        format!("{level}: {source}: row {row}: {body}")
+    }
+
+    /// The error that stops the run: a row's (N from 1 within the file),
+    /// status 1, or the batch's as a whole (a column XPR cannot read),
+    /// status 2.
+    fn fatal(&self, source: &str, row: Option<u64>, error: &Error) -> Exit {
+        let (text, code) = match row {
+            Some(row) => (self.describe_row("error", source, row, error), 1),
+            None => (format!("xpr: {source}: {error}\n"), 2),
+        };
+        Exit {
+            code,
+            message: Some(text),
+        }
+    }
+}
+
+/// Which rows `--filter` keeps: those whose value is truthy (a failed
+/// row's null cell is not kept). No nulls in the mask.
+pub(crate) fn keep_mask(values: &ArrayRef) -> arrow_array::BooleanArray {
+    match values.data_type() {
+        DataType::Boolean => {
+            let b = values.as_boolean();
+            let bits = match b.nulls() {
+                Some(nulls) => b.values() & nulls.inner(),
+                None => b.values().clone(),
+            };
+            arrow_array::BooleanArray::new(bits, None)
+        }
+        _ => (0..values.len())
+            .map(|i| {
+                Some(
+                    values.is_valid(i)
+                        && xpr_arrow::cell_value(values.as_ref(), i).is_ok_and(|v| v.truthy()),
+                )
+            })
+            .collect(),
     }
 }
 
@@ -551,9 +693,18 @@ fn ndjson(values: &ArrayRef, json_text: bool) -> Result<Vec<u8>, Error> {
             }
         }
         DataType::Utf8 => {
-            for v in values.as_string::<i32>() {
+            let strings = values.as_string::<i32>();
+            // No byte of the batch's strings needs escaping: each is
+            // written as it is, between quotes (the text `write_str` gives).
+            let plain = !json_text && !needs_escape(strings.value_data());
+            for v in strings {
                 match v {
                     Some(text) if json_text => out.extend_from_slice(text.as_bytes()),
+                    Some(s) if plain => {
+                        out.push(b'"');
+                        out.extend_from_slice(s.as_bytes());
+                        out.push(b'"');
+                    }
                     Some(s) => json_out::write_str(&mut out, s),
                     None => out.extend_from_slice(b"null"),
                 }
@@ -568,6 +719,16 @@ fn ndjson(values: &ArrayRef, json_text: bool) -> Result<Vec<u8>, Error> {
         }
     }
     Ok(out)
+}
+
+/// Whether any byte of `bytes` is one JSON escapes in a string (`"`,
+/// `\`, a control character), 64 bytes at a time.
+fn needs_escape(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|c| {
+        c.iter().fold(false, |any, &b| {
+            any | (b == b'"') | (b == b'\\') | (b < 0x20)
+        })
+    })
 }
 
 /// The reader and the batches taken but not yet written.
@@ -678,7 +839,11 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         files: args.files.clone().into_iter(),
         format,
         columns,
+        predicate: (args.filter && format == InputFormat::Parquet)
+            .then(|| (job.program.clone(), job.options.clone())),
         current: None,
+        groups: None,
+        verdicts: None,
         seq: 0,
     };
     // The first file's schema, for an output with no batch at all.
@@ -763,9 +928,10 @@ fn worker(
                 s = turn.wait(s).unwrap_or_else(|p| p.into_inner());
             }
         };
-        let outcome = job.process(&taken);
+        let seq = taken.seq;
+        let outcome = job.process(taken);
         let mut s = lock();
-        s.waiting.insert(taken.seq, outcome);
+        s.waiting.insert(seq, outcome);
         loop {
             let due = s.next;
             let Some(o) = s.waiting.remove(&due) else {

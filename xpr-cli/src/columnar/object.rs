@@ -68,14 +68,16 @@ impl Parts {
         (!parts.programs.is_empty()).then_some(parts)
     }
 
-    /// The objects of every row of `batch` as JSON text, or `None` when
-    /// the parts cannot stand for the whole here (see the module's doc).
+    /// The objects of every row of `batch` as JSON text (`lines`: NDJSON,
+    /// one object a line; else a `Utf8` column), or `None` when the parts
+    /// cannot stand for the whole here (see the module's doc).
     pub(super) fn evaluate(
         &self,
         whole: &Program,
         batch: &RecordBatch,
         options: &BatchOptions,
-    ) -> Option<ArrayRef> {
+        lines: bool,
+    ) -> Option<Objects> {
         let options = BatchOptions {
             on_error: xpr_arrow::OnError::Fail,
             ..options.clone()
@@ -94,23 +96,43 @@ impl Parts {
             columns.push((e.values, e.json_text));
         }
         let rows = batch.num_rows();
-        let mut out = StringBuilder::with_capacity(rows, rows * 32);
-        let mut text = Vec::with_capacity(256);
-        for row in 0..rows {
-            text.clear();
+        let object = |text: &mut Vec<u8>, row: usize| -> Option<()> {
             text.push(b'{');
             for (i, ((values, json_text), key)) in columns.iter().zip(&self.keys).enumerate() {
                 if i > 0 {
                     text.push(b',');
                 }
                 text.extend_from_slice(key);
-                cell(&mut text, values, *json_text, row)?;
+                cell(text, values, *json_text, row)?;
             }
             text.push(b'}');
+            Some(())
+        };
+        if lines {
+            let mut text = Vec::with_capacity(rows * 32);
+            for row in 0..rows {
+                object(&mut text, row)?;
+                text.push(b'\n');
+            }
+            return Some(Objects::Lines(text));
+        }
+        let mut out = StringBuilder::with_capacity(rows, rows * 32);
+        let mut text = Vec::with_capacity(256);
+        for row in 0..rows {
+            text.clear();
+            object(&mut text, row)?;
             out.append_value(std::str::from_utf8(&text).ok()?);
         }
-        Some(Arc::new(out.finish()))
+        Some(Objects::Column(Arc::new(out.finish())))
     }
+}
+
+/// The objects of a batch's rows.
+pub(super) enum Objects {
+    /// NDJSON: one object a line.
+    Lines(Vec<u8>),
+    /// A `Utf8` column of each object's JSON text.
+    Column(ArrayRef),
 }
 
 /// Appends cell `row` of `values` as JSON (`json_text`: a `Utf8` cell is

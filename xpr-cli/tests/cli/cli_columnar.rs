@@ -618,3 +618,133 @@ fn kept_rows_write_each_type_as_read() {
         "column 'd' has Arrow type Date32, which XPR cannot read",
     );
 }
+
+/// Five columns over 50,000 rows, with nulls in each but `id`: `v` null
+/// every 1,000th row, `s` every 7th, `f` every 11th, `b` every 13th.
+fn mixed(n: i64) -> RecordBatch {
+    let v = Int64Array::from_iter((0..n).map(|i| (i % 1000 != 999).then_some(i)));
+    let s = StringArray::from_iter((0..n).map(|i| (i % 7 != 3).then(|| format!("s{}", i % 97))));
+    let f = Float64Array::from_iter((0..n).map(|i| (i % 11 != 5).then_some(i as f64 / 4.0)));
+    let b = BooleanArray::from_iter((0..n).map(|i| (i % 13 != 0).then_some(i % 2 == 0)));
+    RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+        ),
+        ("v", Arc::new(v) as ArrayRef),
+        ("s", Arc::new(s) as ArrayRef),
+        ("f", Arc::new(f) as ArrayRef),
+        ("b", Arc::new(b) as ArrayRef),
+    ])
+    .expect("batch")
+}
+
+/// What a run gave, comparable between files: status, stdout, and stderr
+/// with the file's name and the summary's seconds taken out.
+fn outcome(args: &[&str], file: &str) -> (i32, Vec<u8>, String) {
+    let o = run(&[args, &[file]].concat());
+    let err = stderr(&o).replace(file, "FILE");
+    let err = match err.rsplit_once(", ") {
+        Some((head, _)) if err.contains(" records in, ") => head.to_string(),
+        _ => err,
+    };
+    (code(&o), o.stdout, err)
+}
+
+/// `--filter` over Parquet decodes the predicate's columns first and the
+/// others for the kept rows only: the same rows, bytes, warnings and
+/// counts as the whole rows evaluated (the same batch read from an Arrow
+/// IPC file), over several row groups, with nulls in the predicate's
+/// columns and in the others, failing rows, each policy, `--jobs` 1 and 2.
+#[test]
+fn late_filter_gives_the_whole_rows_answers() {
+    let batch = mixed(50_000);
+    let parquet = temp_file("late.parquet", &parquet_bytes(&batch, 12_000));
+    let arrow = temp_file("late.arrow", &arrow_bytes(&batch));
+    let exprs = [
+        // Null operands fail (`v + 1` on a null `v`): rows 1000, 2000, ...
+        "v + 1 > 40000 || v % 97 == 0",
+        "id % 5000 == 0 ? id.x() : id % 3 == 0 && f > 100",
+        "s == \"s5\" || b",
+        "f ?? 0 > 12000",
+        // Reads no column, and every column: read whole.
+        "true",
+        "id >= 0 && v != null && s != null && f != null && b != null",
+    ];
+    for expr in exprs {
+        for policy in ["null", "skip"] {
+            for jobs in ["1", "2"] {
+                let args = [
+                    "run",
+                    "--on-error",
+                    policy,
+                    "--jobs",
+                    jobs,
+                    "--filter",
+                    expr,
+                ];
+                let late = outcome(&[&args[..], &["--input", "parquet"]].concat(), &parquet);
+                let whole = outcome(&[&args[..], &["--input", "arrow"]].concat(), &arrow);
+                assert_eq!(late.0, 0, "{expr}: {}", late.2);
+                assert!(!late.1.is_empty(), "{expr}");
+                assert_eq!(late, whole, "{expr} {policy} --jobs {jobs}");
+            }
+        }
+        // Into Parquet: the same kept rows with the file's schema.
+        let args = ["run", "-q", "--on-error", "null", "--output", "parquet"];
+        let o = run(&[
+            &args[..],
+            &["--input", "parquet", "--filter", expr, &parquet],
+        ]
+        .concat());
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let w = run(&[&args[..], &["--input", "arrow", "--filter", expr, &arrow]].concat());
+        assert_eq!(read_parquet(o.stdout), read_parquet(w.stdout), "{expr}");
+    }
+    // `--on-error fail`: the first failing row (31000, in the third row
+    // group) stops the run; the rows kept before its batch are written.
+    let expr = "id < 30000 ? id % 1000 == 5 : v + 1 > 0";
+    for jobs in ["1", "2"] {
+        let o = run(&[
+            "run", "--input", "parquet", "--jobs", jobs, "--filter", expr, &parquet,
+        ]);
+        assert_fails(&o, 1, &format!("error: {parquet}: row 31000: Type error"));
+        let got = lines(&o);
+        assert!(got.len() >= 24, "{}", got.len());
+        for (i, line) in got.iter().enumerate() {
+            assert!(
+                line.starts_with(&format!("{{\"id\":{},", i * 1000 + 5)),
+                "{line}"
+            );
+        }
+    }
+}
+
+/// String results are written as JSON strings whether or not their batch
+/// holds a character to escape (a batch with none is copied as it is):
+/// one row group of plain strings, one with quotes, backslashes and
+/// control characters, one with non-ASCII text.
+#[test]
+fn string_results_are_escaped_per_batch_as_needed() {
+    let words = ["plain", "a\"b", "c\\d", "e\nf\u{1}", "caf\u{e9} \u{2028}"];
+    let n = 30_000;
+    let s = StringArray::from_iter_values((0..n).map(|i| {
+        let group = i / 10_000;
+        match group {
+            0 => words[0].to_string(),
+            1 => words[1 + i % 3].to_string(),
+            _ => words[4].to_string(),
+        }
+    }));
+    let batch = RecordBatch::try_from_iter([("s", Arc::new(s) as ArrayRef)]).expect("batch");
+    let file = temp_file("escapes.parquet", &parquet_bytes(&batch, 10_000));
+    let got = ndjson(&["--input", "parquet"], "s + \"\"", &file);
+    let want: Vec<String> = (0..n)
+        .map(|i| match i / 10_000 {
+            0 => "\"plain\"".to_string(),
+            1 => ["\"a\\\"b\"", "\"c\\\\d\"", "\"e\\nf\\u0001\""][i % 3].to_string(),
+            _ => "\"caf\u{e9} \u{2028}\"".to_string(),
+        })
+        .collect();
+    assert_eq!(got, want);
+}

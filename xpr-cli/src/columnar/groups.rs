@@ -1,0 +1,182 @@
+//! Parquet files read a row group at a time.
+//!
+//! `--filter`, late: when the predicate reads only some of the file's
+//! columns, those are decoded first and the predicate evaluated on them
+//! (parquet's `RowFilter`, batch by batch, every row within the per-run
+//! limits as on the plain path); the other columns are then decoded for
+//! the kept rows only. A filter that keeps few rows of a wide file
+//! decodes little more than its predicate's columns. Output and errors
+//! are the plain path's: the kept rows in order, each failing row counted
+//! and the first ones reported with its row number, `--on-error fail`
+//! stopping at the first failing row after the rows kept before its
+//! batch. The predicate's verdicts over a group (records, errors, the
+//! error that stops the run) are handed on after that group's kept rows.
+
+use std::fs::File;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_schema::{ArrowError, Schema};
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowPredicateFn, ArrowReaderMetadata, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowFilter,
+};
+use xpr::{Error, Program};
+use xpr_arrow::BatchOptions;
+
+use super::{SHOWN_ERRORS, keep_mask};
+
+/// What the predicate gave over one row group, besides its kept rows.
+#[derive(Debug, Default)]
+pub(super) struct Verdicts {
+    /// Rows the predicate saw.
+    pub records: u64,
+    /// Rows whose predicate failed (not kept).
+    pub errors: u64,
+    /// The first few failing rows (from 0, within the file) and errors.
+    pub shown: Vec<(u64, Error)>,
+    /// The error that stops the run: a row's under `--on-error fail`
+    /// (with its row from 0 within the file), or a batch-wide one.
+    pub fatal: Option<(Option<u64>, Error)>,
+}
+
+/// A Parquet file's row groups, read one by one.
+pub(super) struct Groups {
+    /// The file's name, for errors.
+    pub source: Arc<str>,
+    file: File,
+    meta: ArrowReaderMetadata,
+    /// The next row group to read, and the file's row (from 0) it starts at.
+    group: usize,
+    first_row: u64,
+    /// The root columns read.
+    columns: Vec<usize>,
+    /// `--filter`, late: the root columns the predicate reads (some of
+    /// the file's, not all), the program and its options.
+    predicate: Option<(Vec<usize>, Program, BatchOptions)>,
+    batch_rows: usize,
+}
+
+impl Groups {
+    /// The row groups of `file`, reading its root `columns`; with
+    /// `predicate` (`--filter`: every column read), late when the
+    /// predicate reads some of the columns but not all of them.
+    pub(super) fn new(
+        source: Arc<str>,
+        file: File,
+        meta: ArrowReaderMetadata,
+        columns: Vec<usize>,
+        predicate: Option<(Vec<usize>, &Program, &BatchOptions)>,
+        batch_rows: usize,
+    ) -> Groups {
+        let all = meta.schema().fields().len();
+        let predicate = predicate
+            .filter(|(reads, _, _)| !reads.is_empty() && reads.len() < all)
+            .map(|(reads, program, options)| (reads, program.clone(), options.clone()));
+        Groups {
+            source,
+            file,
+            meta,
+            group: 0,
+            first_row: 0,
+            columns,
+            predicate,
+            batch_rows,
+        }
+    }
+
+    /// Whether the predicate is evaluated as the rows are read.
+    pub(super) fn late(&self) -> bool {
+        self.predicate.is_some()
+    }
+
+    /// The schema of the rows read under `--filter` (every column).
+    pub(super) fn schema(&self) -> Arc<Schema> {
+        self.meta.schema().clone()
+    }
+
+    /// The next row group's reader (of the kept rows, late), the file's
+    /// row (from 0) its first row is, and, late, the predicate's verdicts
+    /// over the group (complete once the reader is built: the predicate
+    /// runs over the whole group first); `None` after the last group.
+    ///
+    /// # Errors
+    /// An unreadable file (the text of parquet's error).
+    pub(super) fn next_group(
+        &mut self,
+    ) -> Result<Option<(ParquetRecordBatchReader, u64, Option<Verdicts>)>, String> {
+        let groups = self.meta.metadata().row_groups();
+        let Some(group) = groups.get(self.group) else {
+            return Ok(None);
+        };
+        let first_row = self.first_row;
+        self.group += 1;
+        self.first_row += u64::try_from(group.num_rows()).unwrap_or(0);
+        let file = self.file.try_clone().map_err(|e| e.to_string())?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
+            .with_batch_size(self.batch_rows)
+            .with_row_groups(vec![self.group - 1]);
+        let mask = ProjectionMask::roots(builder.parquet_schema(), self.columns.clone());
+        let builder = builder.with_projection(mask);
+        let Some((reads, program, options)) = &self.predicate else {
+            let reader = builder.build().map_err(|e| e.to_string())?;
+            return Ok(Some((reader, first_row, None)));
+        };
+        let verdicts = Arc::new(Mutex::new(Verdicts::default()));
+        let mask = ProjectionMask::roots(builder.parquet_schema(), reads.clone());
+        let judge = judge(
+            program.clone(),
+            options.clone(),
+            first_row,
+            verdicts.clone(),
+        );
+        let predicate = ArrowPredicateFn::new(mask, judge);
+        let reader = builder
+            .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
+            .build()
+            .map_err(|e| e.to_string())?;
+        let verdicts = std::mem::take(&mut *verdicts.lock().unwrap_or_else(|p| p.into_inner()));
+        Ok(Some((reader, first_row, Some(verdicts))))
+    }
+}
+
+/// The predicate over a row group starting at the file's row `first_row`
+/// (from 0): each batch evaluated as on the plain path, its verdicts
+/// recorded; after a fatal error no further row is kept.
+fn judge(
+    program: Program,
+    options: BatchOptions,
+    first_row: u64,
+    verdicts: Arc<Mutex<Verdicts>>,
+) -> impl FnMut(RecordBatch) -> Result<BooleanArray, ArrowError> + Send + 'static {
+    let mut row = first_row;
+    move |batch: RecordBatch| {
+        let rows = batch.num_rows();
+        let start = row;
+        row += rows as u64;
+        let mut v = verdicts.lock().unwrap_or_else(|p| p.into_inner());
+        let none = || BooleanArray::from(vec![false; rows]);
+        if v.fatal.is_some() {
+            return Ok(none());
+        }
+        v.records += rows as u64;
+        match xpr_arrow::evaluate_batch_report(&program, &batch, &options) {
+            Ok(e) => {
+                v.errors += e.errors.len() as u64;
+                let room = SHOWN_ERRORS.saturating_sub(v.shown.len());
+                v.shown.extend(
+                    e.errors
+                        .into_iter()
+                        .take(room)
+                        .map(|(r, error)| (start + r as u64, error)),
+                );
+                Ok(keep_mask(&e.values))
+            }
+            Err(e) => {
+                v.fatal = Some((e.row.map(|r| start + r as u64), e.error));
+                Ok(none())
+            }
+        }
+    }
+}
