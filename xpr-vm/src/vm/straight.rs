@@ -26,7 +26,7 @@ use super::operators::{Compared, compare_const, compare_text};
 use crate::context::{Context, Field};
 use crate::limits::Limits;
 use crate::program::{Cmp, Op, Program};
-use crate::value::{Value, map_get_hinted};
+use crate::value::{Value, bytes_eq, map_get_hinted};
 
 /// The most instructions a qualifying main program has: at most one fuel
 /// countdown's worth, so that a run that fits the countdown at its start
@@ -250,7 +250,20 @@ impl Vm {
                             let k = parts.constants.get(constant as usize)?;
                             ip += 1;
                             ran += 1;
-                            S::Bool(settled(compare_text(text, cmp, k))?)
+                            S::Bool(match (cmp, k) {
+                                // `==` / `!=` with a short string: decided
+                                // at once, with no work beyond the unit.
+                                (Cmp::Eq | Cmp::Ne, Value::String(y))
+                                    if (y.len() as u64) < crate::compare::BYTES_PER_UNIT =>
+                                {
+                                    let eq = text.len() == y.len() && {
+                                        crate::compare::touch(y.len());
+                                        bytes_eq(text.as_bytes(), y.as_bytes())
+                                    };
+                                    eq == matches!(cmp, Cmp::Eq)
+                                }
+                                _ => settled(compare_text(text, cmp, k))?,
+                            })
                         }
                         None => S::of(global.fallback.as_ref()?),
                     };
