@@ -250,20 +250,7 @@ impl Vm {
                             let k = parts.constants.get(constant as usize)?;
                             ip += 1;
                             ran += 1;
-                            S::Bool(match (cmp, k) {
-                                // `==` / `!=` with a short string: decided
-                                // at once, with no work beyond the unit.
-                                (Cmp::Eq | Cmp::Ne, Value::String(y))
-                                    if (y.len() as u64) < crate::compare::BYTES_PER_UNIT =>
-                                {
-                                    let eq = text.len() == y.len() && {
-                                        crate::compare::touch(y.len());
-                                        bytes_eq(text.as_bytes(), y.as_bytes())
-                                    };
-                                    eq == matches!(cmp, Cmp::Eq)
-                                }
-                                _ => settled(compare_text(text, cmp, k))?,
-                            })
+                            S::Bool(compare_lent_text(text, cmp, k)?)
                         }
                         None => S::of(global.fallback.as_ref()?),
                     };
@@ -424,6 +411,27 @@ fn compare(a: S<'_>, cmp: Cmp, k: &Value) -> Option<bool> {
         (S::Lent(v), _) => settled(compare_const(v, cmp, k)),
         (S::Null, _) => settled(compare_const(&NULL, cmp, k)),
         (S::Bool(b), _) => settled(compare_const(&Value::Bool(b), cmp, k)),
+    }
+}
+
+/// `text <cmp> k` for text the context lends, `None` when the dispatch
+/// loop must do it. Out of line: the common reads of the tier's loop keep
+/// their registers.
+#[inline(never)]
+fn compare_lent_text(text: &str, cmp: Cmp, k: &Value) -> Option<bool> {
+    match (cmp, k) {
+        // `==` / `!=` with a short string: decided at once, with no work
+        // beyond the unit.
+        (Cmp::Eq | Cmp::Ne, Value::String(y))
+            if (y.len() as u64) < crate::compare::BYTES_PER_UNIT =>
+        {
+            let eq = text.len() == y.len() && {
+                crate::compare::touch(y.len());
+                bytes_eq(text.as_bytes(), y.as_bytes())
+            };
+            Some(eq == matches!(cmp, Cmp::Eq))
+        }
+        _ => settled(compare_text(text, cmp, k)),
     }
 }
 
