@@ -236,8 +236,12 @@ impl Vm {
                         Some(Field::Owned(Value::Number(n))) => S::Num(n),
                         Some(Field::Owned(v)) => {
                             // Built for the run: kept, so the dispatch loop
-                            // does not build it again.
-                            let _ = self.keep_global(program, g, v);
+                            // does not build it again (it checks the depth
+                            // of what it builds, not of what it finds kept:
+                            // a value too deep is left for it to refuse).
+                            if v.depth() <= value_depth {
+                                let _ = self.keep_global(program, g, v);
+                            }
                             return None;
                         }
                         Some(Field::Str(text)) => {

@@ -65,9 +65,13 @@ fn outcome(
 ) -> (Outcome, bool) {
     let mut vm = Vm::new();
     vm.set_straight_line(straight);
+    // A small fuel budget comes with a small value-depth limit: `o` (an
+    // object holding an object) and `arr` are then too deep to read.
+    let value_depth = if fuel.is_some_and(|f| f < 9) { 1 } else { 1000 };
     let config = RunConfig {
         limits: Some(Limits {
             fuel,
+            value_depth,
             ..Limits::default()
         }),
         ..RunConfig::default()
