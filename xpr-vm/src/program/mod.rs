@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Span};
 use crate::value::{Key, Value, key_hash};
+use crate::vm::StraightCode;
 
 /// A compiled program: immutable, `Send + Sync`, cheap to clone (one `Arc`).
 #[derive(Clone, Debug)]
@@ -46,9 +47,9 @@ struct Inner {
     key_hashes: Vec<u64>,
     /// [`Program::heap_bytes`].
     heap_bytes: u64,
-    /// Whether the main prototype is straight-line code over scalars (see
-    /// `vm/straight.rs`).
-    straight: bool,
+    /// The main prototype in the straight-line tier's form, when it is
+    /// straight-line code over scalars (see `vm/straight.rs`).
+    straight: Option<StraightCode>,
     /// Whether the main prototype reads a field of a context name
     /// (`LoadGlobal` then `GetField`).
     global_fields: bool,
@@ -67,10 +68,7 @@ impl Inner {
             global_hashes: parts.globals.iter().map(|g| key_hash(&g.name)).collect(),
             key_hashes: parts.keys.iter().map(|k| key_hash(k)).collect(),
             heap_bytes: heap_bytes(&parts),
-            straight: parts
-                .protos
-                .first()
-                .is_some_and(|p| crate::vm::straight_line(&p.code, p.slots)),
+            straight: crate::vm::straight_code(&parts),
             global_fields: parts.protos.first().is_some_and(|p| {
                 p.code
                     .windows(2)
@@ -262,10 +260,11 @@ impl Program {
         &self.inner.key_hashes
     }
 
-    /// Whether the main prototype is straight-line code over scalars.
+    /// The main prototype in the straight-line tier's form, when it is
+    /// straight-line code over scalars.
     #[inline]
-    pub(crate) fn straight_line(&self) -> bool {
-        self.inner.straight
+    pub(crate) fn straight_code(&self) -> Option<&StraightCode> {
+        self.inner.straight.as_ref()
     }
 
     /// Whether the main prototype reads a field of a context name.

@@ -42,7 +42,7 @@ mod regex_cache;
 mod run;
 pub use run::{Fields, Output};
 mod straight;
-pub(crate) use straight::qualifies as straight_line;
+pub(crate) use straight::{Code as StraightCode, compile as straight_code};
 mod runtime;
 mod text;
 mod timer;

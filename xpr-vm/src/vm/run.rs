@@ -50,7 +50,7 @@ impl Vm {
         // answers paths as a whole (asked once per run), in the dispatch
         // loop only.
         let mut paths = None;
-        if program.straight_line()
+        if let Some(code) = program.straight_code()
             && !self.no_straight
             && opts.cancel.as_ref().is_none_or(|c| !c.is_cancelled())
         {
@@ -58,13 +58,26 @@ impl Vm {
                 paths = Some(ctx.answers_paths());
             }
             if paths != Some(true)
-                && let Some(value) = self.straight(program, ctx, &opts.limits)
+                && let Some(value) = self.straight(program, code, ctx, &opts.limits)
             {
                 self.was_straight = true;
                 return Ok(value);
             }
         }
         self.was_straight = false;
+        self.run_loop(program, ctx, opts, paths)
+    }
+
+    /// [`Vm::run`] in the dispatch loop: out of line, so that a run in the
+    /// straight-line tier sets up no more than it uses.
+    #[inline(never)]
+    fn run_loop(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+        paths: Option<bool>,
+    ) -> Result<Value, Error> {
         self.reset(&opts.limits, opts);
         if let Some(c) = &opts.cancel
             && c.is_cancelled()
@@ -168,11 +181,8 @@ impl Vm {
         }
     }
 
-    /// Sets the budgets' counters and limits afresh for a run: all a run
-    /// in the straight-line tier reads or leaves behind (it uses no clock,
-    /// cancellation, randomness or host function, so the rest of the set-up
-    /// waits for the next run that does).
-    pub(super) fn reset_counters(&mut self, limits: &Limits) {
+    /// Sets the budgets' counters and limits afresh for a run.
+    fn reset_counters(&mut self, limits: &Limits) {
         let fuel = limits.fuel.unwrap_or(u64::MAX);
         let first = fuel.min(CHUNK);
         let b = &mut self.budget;

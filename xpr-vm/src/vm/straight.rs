@@ -25,8 +25,8 @@ use super::budget::CHUNK;
 use super::operators::{Compared, compare_const, compare_text};
 use crate::context::{Context, Field};
 use crate::limits::Limits;
-use crate::program::{Cmp, Op, Program};
-use crate::value::{Value, bytes_eq, map_get_hinted};
+use crate::program::{Cmp, Op, Program, ProgramParts};
+use crate::value::{Key, Value, bytes_eq, key_hash, map_get_hinted};
 
 /// The most instructions a qualifying main program has: at most one fuel
 /// countdown's worth, so that a run that fits the countdown at its start
@@ -42,7 +42,7 @@ const _: () = assert!(DEPTH.is_power_of_two());
 /// and a stack that never holds more than [`DEPTH`] values nor is read
 /// below its bottom on any path (checked here, once, so the loop indexes
 /// its stack without checks).
-pub(crate) fn qualifies(code: &[Op], slots: u16) -> bool {
+fn qualifies(code: &[Op], slots: u16) -> bool {
     if slots != 0 || code.len() > MAX_CODE {
         return false;
     }
@@ -112,6 +112,231 @@ fn reach(depth: &mut [Option<usize>], to: usize, d: usize) -> bool {
     }
 }
 
+/// A qualifying main program in the tier's own form, decoded once when the
+/// program is validated: operands resolved (numeric constants inline, jump
+/// targets as positions in this form), and the pairs the tier does in one
+/// step fused (a context read with the arithmetic or comparison with a
+/// constant that takes it at once), so a run decodes nothing twice.
+#[derive(Debug)]
+pub(crate) struct Code {
+    ops: Box<[T]>,
+    /// Each global's name and `key_hash`, by global index.
+    names: Box<[(Key, u64)]>,
+    /// Instructions of the bytecode: the fuel a run can use at most.
+    len: usize,
+}
+
+/// One step of [`Code`]; each stands for one bytecode instruction, the
+/// fused ones (`Load*` with a second operand) for two.
+#[derive(Debug, Clone, Copy)]
+enum T {
+    Null,
+    Bool(bool),
+    Num(f64),
+    /// A constant other than a number, null or a boolean.
+    Const(u32),
+    Load(u32),
+    /// `x <op> name`, the value never pushed: one variant per operator,
+    /// so one dispatch decides both.
+    LoadAdd(u32),
+    LoadSub(u32),
+    LoadMul(u32),
+    LoadDiv(u32),
+    LoadCmp(u32, Cmp, u32),
+    LoadCmpNum(u32, Cmp, f64),
+    /// `name == "text"` (true) or `!=` (false), the constant shorter than
+    /// a fuel unit's bytes (compared in its unit).
+    LoadEqStr(u32, bool, u32),
+    Field(u32),
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Neg,
+    Not,
+    /// `==` (true) or `!=` (false).
+    Eq(bool),
+    Order(Cmp),
+    Cmp(Cmp, u32),
+    CmpNum(Cmp, f64),
+    Jump(J),
+    JumpIfFalse(J),
+    JumpIfFalseOrPop(J),
+    JumpIfTrueOrPop(J),
+    JumpIfNotNullOrPop(J),
+    JumpIfNull(J),
+    /// Returns; the operand is the bytecode offset of the `Return`.
+    Return(u32),
+}
+
+/// A forward jump: where it lands in the tier's form, and how many
+/// bytecode instructions it skips when taken. Every jump is forward, so a
+/// run executes each instruction up to its `Return` once, but for those
+/// its taken jumps skip: its fuel is the `Return`'s offset plus one, less
+/// the instructions skipped (no count per instruction).
+#[derive(Debug, Clone, Copy)]
+struct J {
+    to: u32,
+    skip: u32,
+}
+
+/// The fused `LoadGlobal` + operator `op`, or the operator alone.
+fn arith_of(op: Op, load: Option<u32>) -> Option<T> {
+    Some(match (op, load) {
+        (Op::Add, Some(g)) => T::LoadAdd(g),
+        (Op::Sub, Some(g)) => T::LoadSub(g),
+        (Op::Mul, Some(g)) => T::LoadMul(g),
+        (Op::Div, Some(g)) => T::LoadDiv(g),
+        (Op::Add, None) => T::Add,
+        (Op::Sub, None) => T::Sub,
+        (Op::Mul, None) => T::Mul,
+        (Op::Div, None) => T::Div,
+        _ => return None,
+    })
+}
+
+/// The tier's form of `parts`' main program, when it [`qualifies`].
+pub(crate) fn compile(parts: &ProgramParts) -> Option<Code> {
+    let main = parts.protos.first()?;
+    let code = &main.code[..];
+    if !qualifies(code, main.slots) {
+        return None;
+    }
+    let mut target = vec![false; code.len()];
+    for op in code {
+        if let Op::Jump(t)
+        | Op::JumpIfFalse(t)
+        | Op::JumpIfFalseOrPop(t)
+        | Op::JumpIfTrueOrPop(t)
+        | Op::JumpIfNotNullOrPop(t)
+        | Op::JumpIfNull(t) = *op
+        {
+            *target.get_mut(t as usize)? = true;
+        }
+    }
+    let constant = |c: u32| parts.constants.get(c as usize);
+    // Where each bytecode instruction starts in the tier's form (the
+    // second of a fused pair is never a jump target).
+    let mut at = vec![u32::MAX; code.len()];
+    let mut ops = Vec::with_capacity(code.len());
+    let mut i = 0;
+    while i < code.len() {
+        at[i] = u32::try_from(ops.len()).ok()?;
+        let next = code.get(i + 1).filter(|_| !target[i + 1]).copied();
+        let (t, width) = match (code[i], next) {
+            (Op::LoadGlobal(g), Some(o)) if arith_of(o, Some(g)).is_some() => {
+                (arith_of(o, Some(g))?, 2)
+            }
+            (Op::LoadGlobal(g), Some(Op::CompareConst { cmp, constant: c })) => {
+                match constant(c)? {
+                    Value::Number(n) => (T::LoadCmpNum(g, cmp, *n), 2),
+                    Value::String(y)
+                        if matches!(cmp, Cmp::Eq | Cmp::Ne)
+                            && (y.len() as u64) < crate::compare::BYTES_PER_UNIT =>
+                    {
+                        (T::LoadEqStr(g, cmp == Cmp::Eq, c), 2)
+                    }
+                    _ => (T::LoadCmp(g, cmp, c), 2),
+                }
+            }
+            (Op::LoadGlobal(g), _) => (T::Load(g), 1),
+            (Op::Const(c), _) => (
+                match constant(c)? {
+                    Value::Null => T::Null,
+                    Value::Bool(b) => T::Bool(*b),
+                    Value::Number(n) => T::Num(*n),
+                    _ => T::Const(c),
+                },
+                1,
+            ),
+            (Op::Null, _) => (T::Null, 1),
+            (Op::True, _) => (T::Bool(true), 1),
+            (Op::False, _) => (T::Bool(false), 1),
+            (Op::Int(n), _) => (T::Num(f64::from(n)), 1),
+            (Op::GetField(k), _) => (T::Field(k), 1),
+            (Op::Neg, _) => (T::Neg, 1),
+            (Op::Not, _) => (T::Not, 1),
+            (Op::Eq, _) => (T::Eq(true), 1),
+            (Op::Ne, _) => (T::Eq(false), 1),
+            (Op::Lt, _) => (T::Order(Cmp::Lt), 1),
+            (Op::Le, _) => (T::Order(Cmp::Le), 1),
+            (Op::Gt, _) => (T::Order(Cmp::Gt), 1),
+            (Op::Ge, _) => (T::Order(Cmp::Ge), 1),
+            (Op::CompareConst { cmp, constant: c }, _) => match constant(c)? {
+                Value::Number(n) => (T::CmpNum(cmp, *n), 1),
+                _ => (T::Cmp(cmp, c), 1),
+            },
+            (Op::Jump(t), _) => (
+                T::Jump(J {
+                    to: t,
+                    skip: t.checked_sub(i as u32 + 1)?,
+                }),
+                1,
+            ),
+            (Op::JumpIfFalse(t), _) => (
+                T::JumpIfFalse(J {
+                    to: t,
+                    skip: t.checked_sub(i as u32 + 1)?,
+                }),
+                1,
+            ),
+            (Op::JumpIfFalseOrPop(t), _) => (
+                T::JumpIfFalseOrPop(J {
+                    to: t,
+                    skip: t.checked_sub(i as u32 + 1)?,
+                }),
+                1,
+            ),
+            (Op::JumpIfTrueOrPop(t), _) => (
+                T::JumpIfTrueOrPop(J {
+                    to: t,
+                    skip: t.checked_sub(i as u32 + 1)?,
+                }),
+                1,
+            ),
+            (Op::JumpIfNotNullOrPop(t), _) => (
+                T::JumpIfNotNullOrPop(J {
+                    to: t,
+                    skip: t.checked_sub(i as u32 + 1)?,
+                }),
+                1,
+            ),
+            (Op::JumpIfNull(t), _) => (
+                T::JumpIfNull(J {
+                    to: t,
+                    skip: t.checked_sub(i as u32 + 1)?,
+                }),
+                1,
+            ),
+            (Op::Return, _) => (T::Return(i as u32), 1),
+            (op, _) => (arith_of(op, None)?, 1),
+        };
+        ops.push(t);
+        i += width;
+    }
+    // Jump targets, as positions in the tier's form.
+    for t in &mut ops {
+        if let T::Jump(j)
+        | T::JumpIfFalse(j)
+        | T::JumpIfFalseOrPop(j)
+        | T::JumpIfTrueOrPop(j)
+        | T::JumpIfNotNullOrPop(j)
+        | T::JumpIfNull(j) = t
+        {
+            j.to = *at.get(j.to as usize).filter(|&&p| p != u32::MAX)?;
+        }
+    }
+    Some(Code {
+        ops: ops.into_boxed_slice(),
+        names: parts
+            .globals
+            .iter()
+            .map(|g| (g.name.clone(), key_hash(&g.name)))
+            .collect(),
+        len: code.len(),
+    })
+}
+
 /// A value on the tier's stack: a scalar, or a value the context or the
 /// program lends (a string, or a container whose field is read next).
 #[derive(Clone, Copy)]
@@ -144,6 +369,7 @@ impl<'a> S<'a> {
         }
     }
 
+    #[inline]
     fn into_value(self) -> Value {
         match self {
             S::Null => Value::Null,
@@ -154,8 +380,15 @@ impl<'a> S<'a> {
     }
 }
 
+/// What a context read gives the tier: a value on its stack, or text the
+/// context lends for a comparison that follows at once.
+enum Read<'a> {
+    Value(S<'a>),
+    Text(&'a str),
+}
+
 impl Vm {
-    /// Runs the main program of `program` (which [`qualifies`]) in the
+    /// Runs `code`, the tier's form of `program`'s main program, in the
     /// straight-line tier: its result, its fuel charged; `None` when the
     /// tier gives up (nothing charged: the dispatch loop runs it). A
     /// context that answers paths is the caller's to keep out: the tier
@@ -166,26 +399,28 @@ impl Vm {
     pub(super) fn straight(
         &mut self,
         program: &Program,
+        code: &Code,
         ctx: &dyn Context,
         limits: &Limits,
     ) -> Option<Value> {
-        let parts = program.parts();
-        let code = &parts.protos.first()?.code[..];
         // The fuel countdown of the run's start (see `Vm::reset_counters`).
         let countdown = limits.fuel.unwrap_or(u64::MAX).min(CHUNK);
-        if code.len() as u64 > countdown {
+        if code.len as u64 > countdown {
             return None;
         }
-        let (hashes, key_hashes) = (program.global_hashes(), program.key_hashes());
-        if self.hints.len() < parts.globals.len() {
-            self.hints.resize(parts.globals.len(), 0);
+        let parts = program.parts();
+        let key_hashes = program.key_hashes();
+        if self.hints.len() < code.names.len() {
+            self.hints.resize(code.names.len(), 0);
         }
         let value_depth = limits.value_depth;
         let map = ctx.as_map();
+        let ops = &code.ops[..];
         let mut stack = [S::Null; DEPTH];
         let mut sp = 0usize;
         let mut ip = 0usize;
-        let mut ran = 0u64;
+        // Bytecode instructions the taken jumps skipped (see `J`).
+        let mut skipped = 0u64;
         // `qualifies` proved the depth stays within 0..=DEPTH and is never
         // read below the bottom: the masks only spare the bounds checks.
         const MASK: usize = DEPTH - 1;
@@ -201,87 +436,117 @@ impl Vm {
                 stack[sp & MASK]
             }};
         }
+        macro_rules! jump {
+            ($j:expr) => {{
+                ip = $j.to as usize;
+                skipped += u64::from($j.skip);
+            }};
+        }
         macro_rules! top {
             () => {
                 &mut stack[sp.wrapping_sub(1) & MASK]
             };
         }
-        loop {
-            let op = *code.get(ip)?;
-            ip += 1;
-            ran += 1;
-            match op {
-                Op::Const(c) => push!(S::of(parts.constants.get(c as usize)?)),
-                Op::Null => push!(S::Null),
-                Op::True => push!(S::Bool(true)),
-                Op::False => push!(S::Bool(false)),
-                Op::Int(n) => push!(S::Num(f64::from(n))),
-                Op::LoadGlobal(g) => {
-                    let global = parts.globals.get(g as usize)?;
-                    let hint = self.hints.get_mut(g as usize)?;
-                    let hash = *hashes.get(g as usize)?;
-                    let field = match map {
-                        Some(m) => map_get_hinted(m, &global.name, hash, hint).map(Field::Borrowed),
-                        None => ctx.lookup_hinted(&global.name, hash, hint),
-                    };
-                    let s = match field {
-                        Some(Field::Borrowed(v)) => {
-                            if v.depth() > value_depth {
-                                return None;
-                            }
-                            S::of(v)
-                        }
-                        Some(Field::Owned(Value::Null)) => S::Null,
-                        Some(Field::Owned(Value::Bool(b))) => S::Bool(b),
-                        Some(Field::Owned(Value::Number(n))) => S::Num(n),
-                        Some(Field::Owned(v)) => {
-                            // Built for the run: kept, so the dispatch loop
-                            // does not build it again (it checks the depth
-                            // of what it builds, not of what it finds kept:
-                            // a value too deep is left for it to refuse).
-                            if v.depth() <= value_depth {
-                                let _ = self.keep_global(program, g, v);
-                            }
-                            return None;
-                        }
-                        Some(Field::Str(text)) => {
-                            // Compared in place by the dispatch loop when a
-                            // comparison with a constant follows; built into
-                            // a value otherwise. Only the first is done here.
-                            let Some(&Op::CompareConst { cmp, constant }) = code.get(ip) else {
-                                return None;
-                            };
-                            let k = parts.constants.get(constant as usize)?;
-                            ip += 1;
-                            ran += 1;
-                            S::Bool(compare_lent_text(text, cmp, k)?)
-                        }
-                        None => S::of(global.fallback.as_ref()?),
-                    };
-                    // The operator or comparison that takes the value at
-                    // once (`x + name`, `name > 5`) is done here, the value
-                    // never pushed; each instruction counted in turn.
-                    match (code.get(ip), s) {
-                        (
-                            Some(&(o @ Op::Add | o @ Op::Sub | o @ Op::Mul | o @ Op::Div)),
-                            S::Num(y),
-                        ) => {
-                            let top = top!();
-                            let S::Num(x) = *top else { return None };
-                            *top = S::Num(arith(o, x, y)?);
-                            ip += 1;
-                            ran += 1;
-                        }
-                        (Some(&Op::CompareConst { cmp, constant }), _) => {
-                            let k = parts.constants.get(constant as usize)?;
-                            ip += 1;
-                            ran += 1;
-                            push!(S::Bool(compare(s, cmp, k)?));
-                        }
-                        _ => push!(s),
-                    }
+        // A context read: what the context holds under global `g`.
+        macro_rules! fetch {
+            ($g:expr) => {{
+                let g = $g as usize;
+                let (name, hash) = code.names.get(g)?;
+                let hint = self.hints.get_mut(g)?;
+                match map {
+                    Some(m) => map_get_hinted(m, name, *hash, hint).map(Field::Borrowed),
+                    None => ctx.lookup_hinted(name, *hash, hint),
                 }
-                Op::GetField(k) => {
+            }};
+        }
+        // What the tier makes of a field `fetch!` gave: a value, or text
+        // lent for a comparison.
+        macro_rules! read {
+            ($g:expr, $field:expr) => {{
+                match $field {
+                    Some(Field::Borrowed(v)) => Read::Value(match S::of(v) {
+                        S::Lent(v) if v.depth() > value_depth => return None,
+                        s => s,
+                    }),
+                    other => self.read_other(program, $g, other, value_depth)?,
+                }
+            }};
+        }
+        // `x <op> name`: the value never pushed. The result must be finite
+        // (else an error or a null the dispatch loop gives).
+        macro_rules! load_arith {
+            ($g:expr, $f:expr) => {{
+                let y = match fetch!($g) {
+                    Some(Field::Borrowed(Value::Number(y))) => *y,
+                    Some(Field::Owned(Value::Number(y))) => y,
+                    field => match read!($g, field) {
+                        Read::Value(S::Num(y)) => y,
+                        _ => return None,
+                    },
+                };
+                let top = top!();
+                let S::Num(x) = *top else { return None };
+                *top = S::Num(finite($f(x, y))?);
+            }};
+        }
+        macro_rules! arith {
+            ($f:expr) => {{
+                let (S::Num(y), S::Num(x)) = (pop!(), *top!()) else {
+                    return None;
+                };
+                *top!() = S::Num(finite($f(x, y))?);
+            }};
+        }
+        loop {
+            let op = *ops.get(ip)?;
+            ip += 1;
+            match op {
+                T::Null => push!(S::Null),
+                T::Bool(b) => push!(S::Bool(b)),
+                T::Num(n) => push!(S::Num(n)),
+                T::Const(c) => push!(S::of(parts.constants.get(c as usize)?)),
+                T::Load(g) => match read!(g, fetch!(g)) {
+                    Read::Value(s) => push!(s),
+                    Read::Text(_) => return None,
+                },
+                T::LoadAdd(g) => load_arith!(g, |x, y| x + y),
+                T::LoadSub(g) => load_arith!(g, |x, y| x - y),
+                T::LoadMul(g) => load_arith!(g, |x, y| x * y),
+                T::LoadDiv(g) => load_arith!(g, |x, y| x / y),
+                T::LoadCmpNum(g, cmp, k) => {
+                    let r = match fetch!(g) {
+                        Some(Field::Borrowed(Value::Number(a))) => compare_numbers(*a, cmp, k),
+                        Some(Field::Owned(Value::Number(a))) => compare_numbers(a, cmp, k),
+                        field => match read!(g, field) {
+                            Read::Value(S::Num(a)) => compare_numbers(a, cmp, k),
+                            Read::Value(s) => compare(s, cmp, &Value::Number(k))?,
+                            Read::Text(text) => compare_lent_text(text, cmp, &Value::Number(k))?,
+                        },
+                    };
+                    push!(S::Bool(r));
+                }
+                T::LoadCmp(g, cmp, c) => {
+                    let k = parts.constants.get(c as usize)?;
+                    let r = match read!(g, fetch!(g)) {
+                        Read::Value(s) => compare(s, cmp, k)?,
+                        Read::Text(text) => compare_lent_text(text, cmp, k)?,
+                    };
+                    push!(S::Bool(r));
+                }
+                T::LoadEqStr(g, eq, c) => {
+                    let k = parts.constants.get(c as usize)?;
+                    let Value::String(y) = k else { return None };
+                    let r = match fetch!(g) {
+                        Some(Field::Borrowed(Value::String(x))) => text_eq(x, y) == eq,
+                        Some(Field::Str(x)) => text_eq(x, y) == eq,
+                        field => match read!(g, field) {
+                            Read::Text(x) => text_eq(x, y) == eq,
+                            Read::Value(s) => compare(s, eq_cmp(eq), k)?,
+                        },
+                    };
+                    push!(S::Bool(r));
+                }
+                T::Field(k) => {
                     let top = top!();
                     *top = match *top {
                         S::Lent(Value::Object(o)) => {
@@ -296,22 +561,20 @@ impl Vm {
                         _ => S::Null,
                     };
                 }
-                Op::Add | Op::Sub | Op::Mul | Op::Div => {
-                    let (S::Num(y), S::Num(x)) = (pop!(), *top!()) else {
-                        return None;
-                    };
-                    *top!() = S::Num(arith(op, x, y)?);
-                }
-                Op::Neg => {
+                T::Add => arith!(|x, y| x + y),
+                T::Sub => arith!(|x, y| x - y),
+                T::Mul => arith!(|x, y| x * y),
+                T::Div => arith!(|x, y| x / y),
+                T::Neg => {
                     let top = top!();
                     let S::Num(x) = *top else { return None };
                     *top = S::Num(-x);
                 }
-                Op::Not => {
+                T::Not => {
                     let top = top!();
                     *top = S::Bool(!top.truthy());
                 }
-                Op::Eq | Op::Ne => {
+                T::Eq(eq) => {
                     let y = pop!();
                     let top = top!();
                     let same = match (*top, y) {
@@ -320,80 +583,120 @@ impl Vm {
                         (S::Null, S::Null) => true,
                         _ => return None,
                     };
-                    *top = S::Bool(same == matches!(op, Op::Eq));
+                    *top = S::Bool(same == eq);
                 }
-                Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                T::Order(cmp) => {
                     let y = pop!();
                     let top = top!();
                     let (S::Num(a), S::Num(b)) = (*top, y) else {
                         return None;
                     };
-                    *top = S::Bool(match op {
-                        Op::Lt => a < b,
-                        Op::Le => a <= b,
-                        Op::Gt => a > b,
-                        _ => a >= b,
+                    *top = S::Bool(compare_numbers(a, cmp, b));
+                }
+                T::CmpNum(cmp, k) => {
+                    let top = top!();
+                    *top = S::Bool(match *top {
+                        S::Num(a) => compare_numbers(a, cmp, k),
+                        s => compare(s, cmp, &Value::Number(k))?,
                     });
                 }
-                Op::CompareConst { cmp, constant } => {
-                    let k = parts.constants.get(constant as usize)?;
+                T::Cmp(cmp, c) => {
+                    let k = parts.constants.get(c as usize)?;
                     let top = top!();
                     *top = S::Bool(compare(*top, cmp, k)?);
                 }
-                Op::Jump(t) => ip = t as usize,
-                Op::JumpIfFalse(t) => {
+                T::Jump(j) => jump!(j),
+                T::JumpIfFalse(j) => {
                     if !pop!().truthy() {
-                        ip = t as usize;
+                        jump!(j);
                     }
                 }
-                Op::JumpIfFalseOrPop(t) => {
+                T::JumpIfFalseOrPop(j) => {
                     if top!().truthy() {
                         sp -= 1;
                     } else {
-                        ip = t as usize;
+                        jump!(j);
                     }
                 }
-                Op::JumpIfTrueOrPop(t) => {
+                T::JumpIfTrueOrPop(j) => {
                     if top!().truthy() {
-                        ip = t as usize;
+                        jump!(j);
                     } else {
                         sp -= 1;
                     }
                 }
-                Op::JumpIfNotNullOrPop(t) => {
+                T::JumpIfNotNullOrPop(j) => {
                     if matches!(top!(), S::Null) {
                         sp -= 1;
                     } else {
-                        ip = t as usize;
+                        jump!(j);
                     }
                 }
-                Op::JumpIfNull(t) => {
+                T::JumpIfNull(j) => {
                     if matches!(top!(), S::Null) {
-                        ip = t as usize;
+                        jump!(j);
                     }
                 }
-                Op::Return => {
+                T::Return(at) => {
                     let result = pop!().into_value();
-                    self.reset_counters(limits);
-                    self.budget.tick -= ran;
+                    // All a run here leaves for `fuel_used` and
+                    // `peak_memory`; the dispatch loop sets the rest.
+                    let fuel = limits.fuel.unwrap_or(u64::MAX);
+                    let b = &mut self.budget;
+                    b.fuel_start = fuel;
+                    b.fuel_left = fuel - countdown;
+                    b.tick = countdown - (u64::from(at) + 1 - skipped);
+                    b.memory_used = 0;
                     return Some(result);
                 }
-                _ => return None,
             }
         }
     }
+
+    /// A context read other than a value the context lends: a value built
+    /// for the run, text lent, or the name's fallback when absent. Out of
+    /// line: the tier's loop keeps its registers for the common reads.
+    #[inline(never)]
+    fn read_other<'a>(
+        &mut self,
+        program: &'a Program,
+        g: u32,
+        field: Option<Field<'a>>,
+        value_depth: u32,
+    ) -> Option<Read<'a>> {
+        Some(match field {
+            Some(Field::Borrowed(v)) => Read::Value(match S::of(v) {
+                S::Lent(v) if v.depth() > value_depth => return None,
+                s => s,
+            }),
+            Some(Field::Owned(Value::Null)) => Read::Value(S::Null),
+            Some(Field::Owned(Value::Bool(b))) => Read::Value(S::Bool(b)),
+            Some(Field::Owned(Value::Number(n))) => Read::Value(S::Num(n)),
+            Some(Field::Owned(v)) => {
+                // Built for the run: kept, so the dispatch loop does not
+                // build it again (it checks the depth of what it builds,
+                // not of what it finds kept: a value too deep is left for
+                // it to refuse).
+                if v.depth() <= value_depth {
+                    let _ = self.keep_global(program, g, v);
+                }
+                return None;
+            }
+            // Compared in place by the dispatch loop when a comparison
+            // with a constant follows; built into a value otherwise. Only
+            // the first is done here.
+            Some(Field::Str(text)) => Read::Text(text),
+            None => Read::Value(S::of(
+                program.parts().globals.get(g as usize)?.fallback.as_ref()?,
+            )),
+        })
+    }
 }
 
-/// `x <op> y` for two numbers, `None` for a result that is not finite (an
-/// error or a null the dispatch loop gives).
+/// A result of arithmetic, `None` when not finite (an error or a null the
+/// dispatch loop gives).
 #[inline]
-fn arith(op: Op, x: f64, y: f64) -> Option<f64> {
-    let r = match op {
-        Op::Add => x + y,
-        Op::Sub => x - y,
-        Op::Mul => x * y,
-        _ => x / y,
-    };
+fn finite(r: f64) -> Option<f64> {
     r.is_finite().then_some(r)
 }
 
@@ -402,19 +705,38 @@ fn arith(op: Op, x: f64, y: f64) -> Option<f64> {
 #[inline]
 fn compare(a: S<'_>, cmp: Cmp, k: &Value) -> Option<bool> {
     match (a, k) {
-        // Two numbers (never NaN: a number value is finite).
-        (S::Num(a), Value::Number(b)) => Some(match cmp {
-            Cmp::Eq => a == *b,
-            Cmp::Ne => a != *b,
-            Cmp::Lt => a < *b,
-            Cmp::Le => a <= *b,
-            Cmp::Gt => a > *b,
-            Cmp::Ge => a >= *b,
-        }),
+        (S::Num(a), Value::Number(b)) => Some(compare_numbers(a, cmp, *b)),
         (S::Num(_), _) => None,
         (S::Lent(v), _) => settled(compare_const(v, cmp, k)),
         (S::Null, _) => settled(compare_const(&NULL, cmp, k)),
         (S::Bool(b), _) => settled(compare_const(&Value::Bool(b), cmp, k)),
+    }
+}
+
+/// `x == y` for a text and a string constant shorter than a fuel unit's
+/// bytes: no work beyond the comparison's unit.
+#[inline]
+fn text_eq(x: &str, y: &str) -> bool {
+    x.len() == y.len() && {
+        crate::compare::touch(y.len());
+        bytes_eq(x.as_bytes(), y.as_bytes())
+    }
+}
+
+fn eq_cmp(eq: bool) -> Cmp {
+    if eq { Cmp::Eq } else { Cmp::Ne }
+}
+
+/// `a <cmp> b` for two numbers (never NaN: a number value is finite).
+#[inline]
+fn compare_numbers(a: f64, cmp: Cmp, b: f64) -> bool {
+    match cmp {
+        Cmp::Eq => a == b,
+        Cmp::Ne => a != b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
     }
 }
 

@@ -10,9 +10,38 @@ use xpr_testkit::Rng;
 
 /// Names of the contexts below, and constants, as leaves.
 const LEAVES: &[&str] = &[
-    "n", "m", "z", "big", "s", "t", "e", "b", "f", "nul", "o.x", "o.s", "o.o.y", "o.none", "nul.x",
-    "n.x", "arr", "missing", "0", "1", "2.5", "-1", "1e308", "\"MOW\"", "\"\"", "\"a\"", "true",
-    "false", "null",
+    "n",
+    "m",
+    "z",
+    "big",
+    "s",
+    "t",
+    "e",
+    "b",
+    "f",
+    "nul",
+    "o.x",
+    "o.s",
+    "o.o.y",
+    "o.none",
+    "nul.x",
+    "n.x",
+    "arr",
+    "missing",
+    "0",
+    "1",
+    "2.5",
+    "-1",
+    "1e308",
+    "\"MOW\"",
+    "\"\"",
+    "\"a\"",
+    "true",
+    "false",
+    "null",
+    "l",
+    "\"sixteen bytes!!!\"",
+    "\"fifteen bytes!!\"",
 ];
 
 const BINARY: &[&str] = &[
@@ -45,7 +74,7 @@ fn expr(rng: &mut Rng, depth: u32) -> String {
 fn record() -> serde_json::Value {
     json!({
         "n": 3, "m": -2.5, "z": 0, "big": 1e308, "s": "MOW", "t": "RU", "e": "",
-        "b": true, "f": false, "nul": null, "arr": [1, 2],
+        "b": true, "f": false, "nul": null, "arr": [1, 2], "l": "sixteen bytes!!!",
         "o": {"x": 1, "s": "a", "o": {"y": 2}},
     })
 }
@@ -153,5 +182,46 @@ fn the_tier_runs_predicates_and_arithmetic_and_leaves_the_rest() {
         let program = engine.compile(src).expect("compiles");
         let (_, ran) = outcome(&program, &json, None, true);
         assert_eq!(ran, tier, "{src}");
+    }
+}
+
+#[test]
+fn each_fused_read_agrees_with_the_dispatch_loop_on_every_context() {
+    // A context read fused with what takes it at once: arithmetic, a
+    // comparison with a number, with a short string (equality in its fuel
+    // unit), with a long one, and each over a value of another type.
+    let json = record();
+    let map = match Value::from_json(&json) {
+        Ok(Value::Object(o)) => o.map().clone(),
+        other => panic!("an object: {other:?}"),
+    };
+    let contexts: [(&str, &dyn xpr::Context); 2] = [("map", &map), ("json", &json)];
+    let engine = Engine::new();
+    for src in [
+        r#"s == "MOW""#,
+        r#"s != "MOW""#,
+        r#"s != "a""#,
+        r#"s == "a""#,
+        r#"e == """#,
+        r#"l == "sixteen bytes!!!""#,
+        r#"l != "sixteen bytes!!!""#,
+        r#"s < "b""#,
+        r#"n == "a""#,
+        r#"nul != "a""#,
+        r#"b == "a""#,
+        "n > 2",
+        "n <= 2",
+        "s > 2",
+        "nul == 1",
+        "1 - n * m / n + n",
+        "n - s",
+        "big * n",
+    ] {
+        let program = engine.compile(src).expect("compiles");
+        for (name, ctx) in contexts {
+            let (tier, _) = outcome(&program, ctx, None, true);
+            let (lp, _) = outcome(&program, ctx, None, false);
+            assert_eq!(tier, lp, "{src} over the {name} context");
+        }
     }
 }
