@@ -57,6 +57,7 @@ struct Inner {
 
 impl Inner {
     fn new(parts: ProgramParts) -> Self {
+        let straight = crate::vm::straight_code(&parts);
         Inner {
             free: parts
                 .globals
@@ -67,8 +68,9 @@ impl Inner {
             names: parts.globals.iter().map(|g| g.name.clone()).collect(),
             global_hashes: parts.globals.iter().map(|g| key_hash(&g.name)).collect(),
             key_hashes: parts.keys.iter().map(|k| key_hash(k)).collect(),
-            heap_bytes: heap_bytes(&parts),
-            straight: crate::vm::straight_code(&parts),
+            heap_bytes: heap_bytes(&parts)
+                .saturating_add(straight.as_ref().map_or(0, StraightCode::heap_bytes)),
+            straight,
             global_fields: parts.protos.first().is_some_and(|p| {
                 p.code
                     .windows(2)

@@ -126,6 +126,18 @@ pub(crate) struct Code {
     len: usize,
 }
 
+impl Code {
+    /// Bytes this form holds on the heap (see `Program::heap_bytes`).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        let names: usize = self
+            .names
+            .iter()
+            .map(|(k, _)| size_of::<(Key, u64)>() + 16 + k.len())
+            .sum();
+        (self.ops.len() * size_of::<T>() + names) as u64
+    }
+}
+
 /// One step of [`Code`]; each stands for one bytecode instruction, the
 /// fused ones (`Load*` with a second operand) for two.
 #[derive(Debug, Clone, Copy)]
