@@ -19,6 +19,9 @@ use xpr_vm::{
 
 use crate::expect::{self, ValueType};
 
+mod store;
+pub use store::{STORED_FORMAT_VERSION, STORED_MAGIC};
+
 /// Every budget of a compile and a run. `None` means unlimited.
 ///
 /// Defaults: the spec's limits (10,000 characters, AST depth 50, timeout

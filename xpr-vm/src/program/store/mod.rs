@@ -1,0 +1,397 @@
+//! A program's parts in a compact byte form, and back: the body of the
+//! stored programs `xpr::Program::to_bytes` writes (the envelope, with its
+//! magic bytes, format version and checksum, is the `xpr` crate's).
+//!
+//! Reading refuses whatever a compiled program could not be, beyond what
+//! [`Program::new`] checks, so that no byte string makes a loaded program
+//! panic, loop or misbehave when run: every jump goes forward (XPR has no
+//! loops, so every instruction runs at most once per call), a closure
+//! captures only slots and captures its creator has, a prototype has no
+//! more local slots than it stores to (a frame's slots are not charged to
+//! the memory budget), a comparison with a constant compares a scalar, a
+//! host call names the host function it calls, and every function and
+//! method the program calls is allowed by the loading engine's
+//! capabilities. Host functions are stored by name and found in the
+//! loading engine; a name's meaning as a value (a built-in or host
+//! function) is found again as the compiler finds it.
+
+mod bytes;
+mod ops;
+mod values;
+
+pub use bytes::{Reader, Writer, corrupt};
+
+use std::sync::Arc;
+
+use super::UnknownFunction;
+use super::{Capture, Global, MethodRef, NamedCall, Op, Otherwise, Program, ProgramParts, Proto};
+use crate::capabilities::Capabilities;
+use crate::error::{Error, ErrorKind, Span};
+use crate::function::{Function, HostFunction};
+use crate::stdlib;
+use crate::value::{Key, Value};
+
+/// What a stored program is loaded against: the loading engine's host
+/// functions, capabilities and regex budget.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadEnv<'a> {
+    /// The host functions a stored program may call, by name.
+    pub host_functions: &'a [Arc<HostFunction>],
+    /// The functions and methods it may use.
+    pub capabilities: &'a Capabilities,
+    /// Compiled bytes all its regex literals may take together.
+    pub max_regex_bytes: Option<u64>,
+}
+
+impl LoadEnv<'_> {
+    /// The host function `name`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Host`] when the engine registers none of that name.
+    pub fn host(&self, name: &str) -> Result<Arc<HostFunction>, Error> {
+        self.host_functions
+            .iter()
+            .find(|h| h.name == name)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Host,
+                    format!(
+                        "the stored program calls host function '{name}', which this engine does not register"
+                    ),
+                )
+            })
+    }
+
+    /// What `name` means as a value when the context lacks it, as the
+    /// compiler decides it.
+    fn fallback(&self, name: &str) -> Option<Value> {
+        match name {
+            "PI" => Some(Value::Number(std::f64::consts::PI)),
+            "E" => Some(Value::Number(std::f64::consts::E)),
+            _ if !self.capabilities.allows(name) => None,
+            _ => match stdlib::function_id(name) {
+                Some(id) => Some(Value::Function(Arc::new(Function::Builtin(id)))),
+                None => self
+                    .host_functions
+                    .iter()
+                    .find(|h| h.name == name)
+                    .map(|h| Value::Function(Arc::new(Function::Host(h.clone())))),
+            },
+        }
+    }
+}
+
+const CALL_FUNCTION: u8 = 0;
+const CALL_METHOD: u8 = 1;
+const CALL_UNKNOWN: u8 = 2;
+
+impl Program {
+    /// Appends the program's parts in the stored form to `w` (see the
+    /// module documentation).
+    pub fn write_parts(&self, w: &mut Writer) {
+        let p = self.parts();
+        w.len(p.globals.len());
+        for g in &p.globals {
+            w.str(&g.name);
+            w.bool(g.read);
+        }
+        w.len(p.keys.len());
+        for k in &p.keys {
+            w.str(k);
+        }
+        w.len(p.methods.len());
+        for m in &p.methods {
+            w.str(&m.name);
+        }
+        w.len(p.key_sets.len());
+        for set in &p.key_sets {
+            w.len(set.len());
+            for k in set {
+                w.str(k);
+            }
+        }
+        w.len(p.host_functions.len());
+        for h in &p.host_functions {
+            w.str(&h.name);
+        }
+        w.len(p.functions.len());
+        for f in &p.functions {
+            w.str(f);
+        }
+        w.len(p.calls.len());
+        for c in &p.calls {
+            w.uint(u64::from(c.global));
+            match &c.otherwise {
+                Otherwise::Function(_) => w.u8(CALL_FUNCTION),
+                Otherwise::Method(m) => {
+                    w.u8(CALL_METHOD);
+                    w.uint(u64::from(*m));
+                }
+                Otherwise::Unknown(e) => {
+                    w.u8(CALL_UNKNOWN);
+                    values::write_error(w, e);
+                }
+            }
+        }
+        w.len(p.unknown_functions.len());
+        for u in &p.unknown_functions {
+            w.str(&u.name);
+            values::write_error(w, &u.error);
+        }
+        w.len(p.constants.len());
+        for c in &p.constants {
+            values::write_value(w, c);
+        }
+        w.len(p.protos.len());
+        for proto in &p.protos {
+            w.len(proto.code.len());
+            for &op in &proto.code {
+                ops::write_op(w, op);
+            }
+            for &s in &proto.spans {
+                w.span(s);
+            }
+            w.uint(u64::from(proto.params));
+            w.bool(proto.rest);
+            w.uint(u64::from(proto.slots));
+            w.len(proto.captures.len());
+            for c in &proto.captures {
+                match *c {
+                    Capture::Local(s) => (w.u8(0), w.uint(u64::from(s))).1,
+                    Capture::Capture(s) => (w.u8(1), w.uint(u64::from(s))).1,
+                }
+            }
+            w.span(proto.span);
+        }
+    }
+
+    /// Reads the parts [`Program::write_parts`] wrote, resolves host
+    /// functions and function values against `env`, and validates them
+    /// ([`Program::new`] and the checks of the module documentation).
+    ///
+    /// # Errors
+    /// `invalid stored program: ...` or `invalid program: ...` (kind
+    /// [`ErrorKind::Value`]) for malformed or inconsistent parts; kind
+    /// [`ErrorKind::Host`] for a host function `env` lacks; the
+    /// capabilities' denial (kind [`ErrorKind::Access`]) for a function or
+    /// method `env` does not allow; a regex error for a regex literal over
+    /// the budget.
+    pub fn read_parts(r: &mut Reader, env: &LoadEnv) -> Result<Program, Error> {
+        let mut p = ProgramParts::default();
+        for _ in 0..r.count()? {
+            let name = r.str()?;
+            let read = r.bool()?;
+            p.globals.push(Global {
+                name: Key::from(name),
+                fallback: env.fallback(name),
+                read,
+            });
+        }
+        for _ in 0..r.count()? {
+            p.keys.push(Key::from(r.str()?));
+        }
+        for _ in 0..r.count()? {
+            let name = r.str()?;
+            p.methods.push(MethodRef {
+                name: Key::from(name),
+                id: stdlib::method_id(name),
+            });
+        }
+        for _ in 0..r.count()? {
+            let mut set = Vec::new();
+            for _ in 0..r.count()? {
+                set.push(Key::from(r.str()?));
+            }
+            p.key_sets.push(set);
+        }
+        for _ in 0..r.count()? {
+            p.host_functions.push(env.host(r.str()?)?);
+        }
+        for _ in 0..r.count()? {
+            let name = r.str()?;
+            if stdlib::function_id(name).is_none()
+                && !p.host_functions.iter().any(|h| h.name == name)
+            {
+                return Err(corrupt(format_args!("'{name}' is not a function it calls")));
+            }
+            p.functions.push(name.to_string());
+        }
+        for _ in 0..r.count()? {
+            let global: u32 = r.small()?;
+            let otherwise = match r.u8()? {
+                CALL_FUNCTION => {
+                    let name = p
+                        .globals
+                        .get(global as usize)
+                        .map(|g| g.name.clone())
+                        .ok_or_else(|| corrupt("operand out of range"))?;
+                    let f = match stdlib::function_id(&name) {
+                        Some(id) => Function::Builtin(id),
+                        None => Function::Host(env.host(&name)?),
+                    };
+                    Otherwise::Function(Value::Function(Arc::new(f)))
+                }
+                CALL_METHOD => Otherwise::Method(r.small()?),
+                CALL_UNKNOWN => Otherwise::Unknown(values::read_error(r)?),
+                t => return Err(corrupt(format_args!("unknown call tag {t}"))),
+            };
+            p.calls.push(NamedCall { global, otherwise });
+        }
+        for _ in 0..r.count()? {
+            let name = Key::from(r.str()?);
+            let error = values::read_error(r)?;
+            p.unknown_functions.push(UnknownFunction { name, error });
+        }
+        let mut regex_left = env.max_regex_bytes.unwrap_or(u64::MAX);
+        for _ in 0..r.count()? {
+            p.constants
+                .push(values::read_value(r, env, &mut regex_left, 0)?);
+        }
+        for _ in 0..r.count()? {
+            let n = r.count()?;
+            let mut code = Vec::with_capacity(n);
+            for _ in 0..n {
+                code.push(ops::read_op(r, &p.globals)?);
+            }
+            let mut spans = Vec::with_capacity(n);
+            for _ in 0..n {
+                spans.push(r.span()?);
+            }
+            let params = r.small()?;
+            let rest = r.bool()?;
+            let slots = r.small()?;
+            let mut captures = Vec::new();
+            for _ in 0..r.count()? {
+                captures.push(match (r.u8()?, r.small()?) {
+                    (0, s) => Capture::Local(s),
+                    (1, s) => Capture::Capture(s),
+                    _ => return Err(corrupt("bad capture")),
+                });
+            }
+            let span = r.span()?;
+            p.protos.push(Proto {
+                code,
+                spans,
+                params,
+                rest,
+                slots,
+                captures,
+                span,
+            });
+        }
+        if r.remaining() != 0 {
+            return Err(corrupt("trailing bytes"));
+        }
+        check(&p, env)?;
+        Program::new(p)
+    }
+}
+
+/// The checks a stored program needs beyond [`Program::new`]'s (see the
+/// module documentation); operands [`Program::new`] checks are read with
+/// `get` here, since it runs after.
+fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
+    let name_of = |g: usize| p.globals.get(g).map(|g| &*g.name);
+    let deny = |what: &str, name: &str, at: Span| -> Result<(), Error> {
+        if env.capabilities.allows(name) {
+            Ok(())
+        } else {
+            Err(env.capabilities.denial(what, name, at))
+        }
+    };
+    for (i, proto) in p.protos.iter().enumerate() {
+        let bad = |at: usize, what: &str| corrupt(format_args!("proto {i}, offset {at}: {what}"));
+        let stores = proto
+            .code
+            .iter()
+            .filter(|op| matches!(op, Op::StoreLocal(_)))
+            .count();
+        if proto.slots as usize > proto.params as usize + usize::from(proto.rest) + stores {
+            return Err(corrupt(format_args!("proto {i}: more slots than it uses")));
+        }
+        for (at, op) in proto.code.iter().enumerate() {
+            let span = proto.spans.get(at).copied().unwrap_or_default();
+            match *op {
+                Op::Jump(t)
+                | Op::JumpIfFalse(t)
+                | Op::JumpIfFalseOrPop(t)
+                | Op::JumpIfTrueOrPop(t)
+                | Op::JumpIfNotNullOrPop(t)
+                | Op::JumpIfNull(t)
+                    if t as usize <= at =>
+                {
+                    return Err(bad(at, "a jump that is not forward"));
+                }
+                Op::LoadCapture(c) if c as usize >= proto.captures.len() => {
+                    return Err(bad(at, "capture out of range"));
+                }
+                Op::CompareConst { constant, .. } => {
+                    if let Some(
+                        Value::Array(_) | Value::Object(_) | Value::Function(_) | Value::Regex(_),
+                    ) = p.constants.get(constant as usize)
+                    {
+                        return Err(bad(at, "a comparison with a constant that is no scalar"));
+                    }
+                }
+                Op::Closure(f) => {
+                    let Some(inner) = p.protos.get(f as usize) else {
+                        continue;
+                    };
+                    let ok = inner.captures.iter().all(|c| match *c {
+                        Capture::Local(s) => s < proto.slots,
+                        Capture::Capture(c) => (c as usize) < proto.captures.len(),
+                    });
+                    if !ok {
+                        return Err(bad(at, "a closure captures what its creator lacks"));
+                    }
+                }
+                Op::CallBuiltin { global, .. } | Op::CallBuiltinMark { global, .. } => {
+                    if let Some(name) = name_of(global as usize) {
+                        deny("function", name, span)?;
+                    }
+                }
+                Op::CallHost { index, global, .. } | Op::CallHostMark { index, global } => {
+                    let host = p.host_functions.get(index as usize).map(|h| &*h.name);
+                    if host != name_of(global as usize) {
+                        return Err(bad(at, "a host call under another name"));
+                    }
+                    if let Some(name) = host {
+                        deny("function", name, span)?;
+                    }
+                }
+                Op::CallGlobal { call, .. } | Op::CallGlobalMark(call) | Op::LoadCallee(call) => {
+                    if let Some(name) = p
+                        .calls
+                        .get(call as usize)
+                        .and_then(|c| name_of(c.global as usize))
+                    {
+                        let what = if stdlib::function_id(name).is_none()
+                            && !env.host_functions.iter().any(|h| h.name == name)
+                            && stdlib::method_id(name).is_some()
+                        {
+                            "method"
+                        } else {
+                            "function"
+                        };
+                        deny(what, name, span)?;
+                    }
+                }
+                Op::CallMethod { method, .. } | Op::CallMethodMark(method) => {
+                    if let Some(m) = p.methods.get(method as usize) {
+                        deny("method", &m.name, span)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // Entries no instruction uses are held to the same rules.
+    for m in &p.methods {
+        deny("method", &m.name, Span::default())?;
+    }
+    for f in &p.functions {
+        deny("function", f, Span::default())?;
+    }
+    Ok(())
+}
