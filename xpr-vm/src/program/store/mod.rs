@@ -90,80 +90,7 @@ impl Program {
     /// Appends the program's parts in the stored form to `w` (see the
     /// module documentation).
     pub fn write_parts(&self, w: &mut Writer) {
-        let p = self.parts();
-        w.len(p.globals.len());
-        for g in &p.globals {
-            w.str(&g.name);
-            w.bool(g.read);
-        }
-        w.len(p.keys.len());
-        for k in &p.keys {
-            w.str(k);
-        }
-        w.len(p.methods.len());
-        for m in &p.methods {
-            w.str(&m.name);
-        }
-        w.len(p.key_sets.len());
-        for set in &p.key_sets {
-            w.len(set.len());
-            for k in set {
-                w.str(k);
-            }
-        }
-        w.len(p.host_functions.len());
-        for h in &p.host_functions {
-            w.str(&h.name);
-        }
-        w.len(p.functions.len());
-        for f in &p.functions {
-            w.str(f);
-        }
-        w.len(p.calls.len());
-        for c in &p.calls {
-            w.uint(u64::from(c.global));
-            match &c.otherwise {
-                Otherwise::Function(_) => w.u8(CALL_FUNCTION),
-                Otherwise::Method(m) => {
-                    w.u8(CALL_METHOD);
-                    w.uint(u64::from(*m));
-                }
-                Otherwise::Unknown(e) => {
-                    w.u8(CALL_UNKNOWN);
-                    values::write_error(w, e);
-                }
-            }
-        }
-        w.len(p.unknown_functions.len());
-        for u in &p.unknown_functions {
-            w.str(&u.name);
-            values::write_error(w, &u.error);
-        }
-        w.len(p.constants.len());
-        for c in &p.constants {
-            values::write_value(w, c);
-        }
-        w.len(p.protos.len());
-        for proto in &p.protos {
-            w.len(proto.code.len());
-            for &op in &proto.code {
-                ops::write_op(w, op);
-            }
-            for &s in &proto.spans {
-                w.span(s);
-            }
-            w.uint(u64::from(proto.params));
-            w.bool(proto.rest);
-            w.uint(u64::from(proto.slots));
-            w.len(proto.captures.len());
-            for c in &proto.captures {
-                match *c {
-                    Capture::Local(s) => (w.u8(0), w.uint(u64::from(s))).1,
-                    Capture::Capture(s) => (w.u8(1), w.uint(u64::from(s))).1,
-                }
-            }
-            w.span(proto.span);
-        }
+        write(self.parts(), w);
     }
 
     /// Reads the parts [`Program::write_parts`] wrote, resolves host
@@ -288,6 +215,83 @@ impl Program {
     }
 }
 
+/// Appends `p` in the stored form.
+fn write(p: &ProgramParts, w: &mut Writer) {
+    w.len(p.globals.len());
+    for g in &p.globals {
+        w.str(&g.name);
+        w.bool(g.read);
+    }
+    w.len(p.keys.len());
+    for k in &p.keys {
+        w.str(k);
+    }
+    w.len(p.methods.len());
+    for m in &p.methods {
+        w.str(&m.name);
+    }
+    w.len(p.key_sets.len());
+    for set in &p.key_sets {
+        w.len(set.len());
+        for k in set {
+            w.str(k);
+        }
+    }
+    w.len(p.host_functions.len());
+    for h in &p.host_functions {
+        w.str(&h.name);
+    }
+    w.len(p.functions.len());
+    for f in &p.functions {
+        w.str(f);
+    }
+    w.len(p.calls.len());
+    for c in &p.calls {
+        w.uint(u64::from(c.global));
+        match &c.otherwise {
+            Otherwise::Function(_) => w.u8(CALL_FUNCTION),
+            Otherwise::Method(m) => {
+                w.u8(CALL_METHOD);
+                w.uint(u64::from(*m));
+            }
+            Otherwise::Unknown(e) => {
+                w.u8(CALL_UNKNOWN);
+                values::write_error(w, e);
+            }
+        }
+    }
+    w.len(p.unknown_functions.len());
+    for u in &p.unknown_functions {
+        w.str(&u.name);
+        values::write_error(w, &u.error);
+    }
+    w.len(p.constants.len());
+    for c in &p.constants {
+        values::write_value(w, c);
+    }
+    w.len(p.protos.len());
+    for proto in &p.protos {
+        w.len(proto.code.len());
+        for &op in &proto.code {
+            ops::write_op(w, op);
+        }
+        for &s in &proto.spans {
+            w.span(s);
+        }
+        w.uint(u64::from(proto.params));
+        w.bool(proto.rest);
+        w.uint(u64::from(proto.slots));
+        w.len(proto.captures.len());
+        for c in &proto.captures {
+            match *c {
+                Capture::Local(s) => (w.u8(0), w.uint(u64::from(s))).1,
+                Capture::Capture(s) => (w.u8(1), w.uint(u64::from(s))).1,
+            }
+        }
+        w.span(proto.span);
+    }
+}
+
 /// The checks a stored program needs beyond [`Program::new`]'s (see the
 /// module documentation); operands [`Program::new`] checks are read with
 /// `get` here, since it runs after.
@@ -395,3 +399,6 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

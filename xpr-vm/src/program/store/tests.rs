@@ -1,0 +1,197 @@
+//! Parts that [`Program::new`] may accept but no compiler emits are refused
+//! when read; well-formed ones read back as written.
+
+use super::*;
+use crate::function::Arity;
+use crate::program::Cmp;
+
+fn proto(code: Vec<Op>) -> Proto {
+    Proto {
+        spans: vec![Span::default(); code.len()],
+        code,
+        ..Proto::default()
+    }
+}
+
+fn env_with<'a>(hosts: &'a [Arc<HostFunction>], caps: &'a Capabilities) -> LoadEnv<'a> {
+    LoadEnv {
+        host_functions: hosts,
+        capabilities: caps,
+        max_regex_bytes: None,
+    }
+}
+
+fn load(p: &ProgramParts, env: &LoadEnv) -> Result<Program, Error> {
+    let mut w = Writer::default();
+    write(p, &mut w);
+    Program::read_parts(&mut Reader::new(&w.bytes), env)
+}
+
+fn refused(p: ProgramParts, why: &str) {
+    let caps = Capabilities::all();
+    let e = load(&p, &env_with(&[], &caps)).unwrap_err();
+    assert!(e.message().contains(why), "{e}");
+}
+
+#[test]
+fn a_well_formed_program_reads_back() {
+    let p = ProgramParts {
+        protos: vec![proto(vec![
+            Op::Const(0),
+            Op::CompareConst {
+                cmp: Cmp::Lt,
+                constant: 1,
+            },
+            Op::Return,
+        ])],
+        constants: vec![Value::from(1.5), Value::from("x")],
+        ..ProgramParts::default()
+    };
+    let caps = Capabilities::all();
+    let loaded = load(&p, &env_with(&[], &caps)).unwrap();
+    assert_eq!(loaded.protos()[0].code, p.protos[0].code);
+    assert_eq!(loaded.constants(), &p.constants[..]);
+}
+
+#[test]
+fn what_no_compiler_emits_is_refused() {
+    // A jump back: a loop.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![Op::Null, Op::Jump(0), Op::Return])],
+            ..ProgramParts::default()
+        },
+        "not forward",
+    );
+    // A jump to itself.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![Op::Jump(0), Op::Return])],
+            ..ProgramParts::default()
+        },
+        "not forward",
+    );
+    // More local slots than stores: frames the budget does not see.
+    refused(
+        ProgramParts {
+            protos: vec![Proto {
+                slots: 60_000,
+                ..proto(vec![Op::Null, Op::Return])
+            }],
+            ..ProgramParts::default()
+        },
+        "more slots",
+    );
+    // A capture the closure does not have.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![Op::LoadCapture(0), Op::Return])],
+            ..ProgramParts::default()
+        },
+        "capture out of range",
+    );
+    // A closure capturing a slot its creator lacks.
+    refused(
+        ProgramParts {
+            protos: vec![
+                proto(vec![Op::Closure(1), Op::Return]),
+                Proto {
+                    captures: vec![Capture::Local(3)],
+                    ..proto(vec![Op::LoadCapture(0), Op::Return])
+                },
+            ],
+            ..ProgramParts::default()
+        },
+        "captures what its creator lacks",
+    );
+    // A comparison with an array constant.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![
+                Op::Null,
+                Op::CompareConst {
+                    cmp: Cmp::Eq,
+                    constant: 0,
+                },
+                Op::Return,
+            ])],
+            constants: vec![Value::array(vec![Value::Null])],
+            ..ProgramParts::default()
+        },
+        "no scalar",
+    );
+    // An operand out of range: Program::new's own check.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![Op::Const(7), Op::Return])],
+            ..ProgramParts::default()
+        },
+        "out of range",
+    );
+    // A built-in call through a global that names no built-in.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![
+                Op::CallBuiltin {
+                    id: 0,
+                    argc: 0,
+                    global: 0,
+                },
+                Op::Return,
+            ])],
+            globals: vec![Global {
+                name: Key::from("nothing"),
+                fallback: None,
+                read: false,
+            }],
+            ..ProgramParts::default()
+        },
+        "not a built-in",
+    );
+}
+
+fn host(name: &str) -> Arc<HostFunction> {
+    Arc::new(HostFunction {
+        name: name.into(),
+        arity: Arity::Exact(0),
+        fuel_per_call: 1,
+        callback: Arc::new(|_, _| Ok(Value::Null)),
+    })
+}
+
+fn host_call(global: &str) -> ProgramParts {
+    ProgramParts {
+        protos: vec![proto(vec![
+            Op::CallHost {
+                index: 0,
+                argc: 0,
+                global: 0,
+            },
+            Op::Return,
+        ])],
+        globals: vec![Global {
+            name: Key::from(global),
+            fallback: None,
+            read: false,
+        }],
+        host_functions: vec![host("vat")],
+        functions: vec!["vat".into()],
+        ..ProgramParts::default()
+    }
+}
+
+#[test]
+fn host_functions_are_found_by_name_and_allowed() {
+    let caps = Capabilities::all();
+    let hosts = [host("vat")];
+    let loaded = load(&host_call("vat"), &env_with(&hosts, &caps)).unwrap();
+    assert_eq!(loaded.functions(), ["vat"]);
+    let e = load(&host_call("vat"), &env_with(&[], &caps)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Host);
+    assert!(e.message().contains("host function 'vat'"), "{e}");
+    let e = load(&host_call("tax"), &env_with(&hosts, &caps)).unwrap_err();
+    assert!(e.message().contains("another name"), "{e}");
+    let denied = Capabilities::all().deny(["vat"]);
+    let e = load(&host_call("vat"), &env_with(&hosts, &denied)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Access);
+}
