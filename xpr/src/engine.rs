@@ -718,6 +718,13 @@ impl Program {
         self.result_type
     }
 
+    /// The source text the program was compiled from (also for a program
+    /// [`Engine::load`] loaded: stored programs keep it, for error hints
+    /// and listings).
+    pub fn source(&self) -> &str {
+        self.nulls.source()
+    }
+
     /// The type results must have, set by [`Program::expecting`].
     pub fn expected_type(&self) -> Option<ValueType> {
         self.expected

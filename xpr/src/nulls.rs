@@ -307,6 +307,11 @@ fn pattern(p: &Pattern, out: &mut Vec<Site>) {
 /// operator sites, as they are (a span out of the source names nothing:
 /// [`slice`] gives `None` and the VM's hint stays).
 impl NullSites {
+    /// The source text.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
+    }
+
     /// Appends the source and the sites.
     pub(crate) fn write(&self, w: &mut Writer) {
         w.str(&self.source);
