@@ -137,9 +137,31 @@ impl Engine {
     ///   function or method this engine does not allow;
     /// - kind [`ErrorKind::Regex`]: a regex literal over this engine's
     ///   `max_regex_bytes`.
+    ///
+    /// ```
+    /// use xpr::{Engine, Value};
+    /// let engine = Engine::new();
+    /// let bytes = engine.compile("price * qty > 100")?.to_bytes();
+    /// // Later, elsewhere: no parsing, no compiling.
+    /// let program = engine.load(&bytes)?;
+    /// let record = serde_json::json!({"price": 30, "qty": 4});
+    /// assert_eq!(program.run_json(&record)?, Value::from(true));
+    /// let e = engine.load(&bytes[..bytes.len() - 1]).unwrap_err();
+    /// assert!(e.message().starts_with("invalid stored program: truncated"));
+    /// # Ok::<(), xpr::Error>(())
+    /// ```
     pub fn load(&self, bytes: &[u8]) -> Result<Program, Error> {
         if bytes.len() < STORED_MAGIC.len() || bytes[..STORED_MAGIC.len()] != STORED_MAGIC {
             return Err(corrupt("not a stored XPR program (no XPRC header)"));
+        }
+        if bytes.len() < 6 {
+            return Err(corrupt("truncated header"));
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        if version != STORED_FORMAT_VERSION {
+            return Err(corrupt(format_args!(
+                "format version {version}, but this build of xpr reads version {STORED_FORMAT_VERSION} (compile the expression again)"
+            )));
         }
         if bytes.len() < HEADER {
             return Err(corrupt("truncated header"));
@@ -147,12 +169,6 @@ impl Engine {
         let word = |at: usize| {
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
         };
-        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-        if version != STORED_FORMAT_VERSION {
-            return Err(corrupt(format_args!(
-                "format version {version}, but this build of xpr reads version {STORED_FORMAT_VERSION} (compile the expression again)"
-            )));
-        }
         let body = &bytes[HEADER..];
         let len = word(6) as usize;
         if body.len() < len {
