@@ -1,7 +1,8 @@
 //! The `xpr` command-line tool: evaluate XPR expressions once (`eval`), over
 //! streams of JSON records (`run`), in bulk for harnesses (`batch`), or only
-//! check and list them (`check`, `disasm`), or describe the language
-//! (`card`). See `docs/cli.md`.
+//! check and list them (`check`, `disasm`), store them compiled
+//! (`compile`, then `--program`), or describe the language (`card`). See
+//! `docs/cli.md`.
 //!
 //! This file: argument parsing (clap, derive), the shared limits flags, exit
 //! statuses, and dispatch to one module per subcommand.

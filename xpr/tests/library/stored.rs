@@ -153,6 +153,9 @@ fn another_format_version_is_refused_naming_both() {
             xpr::STORED_FORMAT_VERSION
         )
     );
+    // Six bytes are enough to name the version.
+    let e = engine().load(b"XPRC\x02\x00").unwrap_err();
+    assert!(e.message().contains("format version 2, but"), "{e}");
     let e = engine().load(b"{\"not\": \"a program\"}").unwrap_err();
     assert_eq!(
         e.to_string(),
