@@ -49,10 +49,19 @@ fn stored_programs_run_as_compiled() {
     }
     let engine = conformance::engine();
     let (mut stored, mut mismatches) = (0usize, Vec::new());
+    let mut worst = 0f64;
     for case in suites.iter().flat_map(|s| &s.tests) {
         let Ok(compiled) = engine.compile(&case.expression) else {
             continue;
         };
+        let ops: usize = compiled
+            .bytecode()
+            .protos()
+            .iter()
+            .map(|p| p.code.len())
+            .sum();
+        let chars = case.expression.chars().count();
+        worst = worst.max((ops as f64 - 16.0) / chars.max(1) as f64);
         let bytes = compiled.to_bytes();
         let loaded = match engine.load(&bytes) {
             Ok(p) => p,
@@ -86,6 +95,9 @@ fn stored_programs_run_as_compiled() {
         }
     }
     assert!(stored > 1000, "only {stored} programs stored");
+    // `Engine::load` refuses more than 4 instructions a source character
+    // (+ 64): compiled programs stay far below.
+    assert!(worst < 1.0, "{worst} instructions a character");
     assert!(
         mismatches.is_empty(),
         "{} of {stored} differ:\n{}",

@@ -84,6 +84,41 @@ fn read_type(r: &mut Reader) -> Result<Option<ValueType>, Error> {
     }
 }
 
+/// Instructions a stored program may have per character of its source
+/// (plus [`SLACK`]): compiled programs have under one (the conformance
+/// cases at most 0.31), so a stored program is refused for nothing a
+/// compile could give, while its stack, which a run does not charge to the
+/// memory budget, stays in proportion to a source the engine accepts.
+const OPS_PER_CHAR: usize = 4;
+const SLACK: usize = 64;
+
+/// Refuses a stored program whose source is longer than the engine's
+/// `max_length` (kind [`ErrorKind::Length`], as compiling it would be) or
+/// whose code is out of proportion to its source.
+fn check_size(program: &xpr_vm::Program, source: &str, max: Option<usize>) -> Result<(), Error> {
+    let chars = source.chars().count();
+    if let Some(max) = max
+        && chars > max
+    {
+        return Err(Error::new(
+            ErrorKind::Length,
+            format!(
+                "the stored program's source has {chars} characters, over this engine's limit of {max}"
+            ),
+        ));
+    }
+    let ops = program
+        .protos()
+        .iter()
+        .fold(0usize, |n, p| n.saturating_add(p.code.len()));
+    if ops > chars.saturating_mul(OPS_PER_CHAR).saturating_add(SLACK) {
+        return Err(corrupt(format_args!(
+            "{ops} instructions for a source of {chars} characters"
+        )));
+    }
+    Ok(())
+}
+
 impl Program {
     /// The program in its stored form, for [`Engine::load`]: a versioned,
     /// checksummed byte string (layout in the `xpr` crate's
@@ -136,7 +171,11 @@ impl Engine {
     /// - kind [`ErrorKind::Access`]: the denial compiling would give for a
     ///   function or method this engine does not allow;
     /// - kind [`ErrorKind::Regex`]: a regex literal over this engine's
-    ///   `max_regex_bytes`.
+    ///   `max_regex_bytes`;
+    /// - kind [`ErrorKind::Length`]: a source longer than this engine's
+    ///   `max_length`; `invalid stored program: N instructions for a source
+    ///   of M characters` for code out of proportion to its source (more
+    ///   than 4 instructions a character, + 64).
     ///
     /// ```
     /// use xpr::{Engine, Value};
@@ -197,6 +236,7 @@ impl Engine {
             max_regex_bytes: self.limits.max_regex_bytes,
         };
         let program = xpr_vm::Program::read_parts(&mut r, &env)?;
+        check_size(&program, nulls.source(), self.limits.max_length)?;
         let loaded = Program {
             program,
             nulls,

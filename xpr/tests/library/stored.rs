@@ -236,3 +236,56 @@ fn limits_and_expected_type_after_loading() {
         .unwrap_err();
     assert!(e.to_string().contains("`(o.c ?? 0) > 10`"), "{e}");
 }
+
+#[test]
+fn the_source_length_limit_and_code_in_proportion() {
+    let src = "[1, 2, 3].map(x => x * 2)";
+    let bytes = engine().compile(src).unwrap().to_bytes();
+    let short = engine().with_limits(Limits {
+        max_length: Some(10),
+        ..Limits::default()
+    });
+    let e = short.load(&bytes).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Length, "{e}");
+    // The same code with a one-character source: 4 instructions a
+    // character + 64 is the most a stored program may have. A body is
+    // built by hand: the source's length byte and text replaced.
+    let big = engine()
+        .compile(&format!("[{}]", vec!["x"; 100].join(",")))
+        .unwrap()
+        .to_bytes();
+    let body = &big[14..];
+    // Body: result type, expected type, root span (two LEB128s), then the
+    // source: its length (LEB128) and its text.
+    let leb = |at: &mut usize| {
+        let (mut n, mut shift) = (0usize, 0);
+        loop {
+            let b = body[*at];
+            *at += 1;
+            n |= usize::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return n;
+            }
+        }
+    };
+    let mut at = 2;
+    leb(&mut at);
+    leb(&mut at);
+    let start = at;
+    let len = leb(&mut at);
+    let mut short_body = body[..start].to_vec();
+    short_body.push(1);
+    short_body.push(b'x');
+    short_body.extend_from_slice(&body[at + len..]);
+    let mut sealed = big[..14].to_vec();
+    sealed[6..10].copy_from_slice(&(short_body.len() as u32).to_le_bytes());
+    sealed.extend_from_slice(&short_body);
+    reseal(&mut sealed);
+    let e = engine().load(&sealed).unwrap_err();
+    assert!(
+        e.message()
+            .contains("instructions for a source of 1 characters"),
+        "{e}"
+    );
+}
