@@ -48,10 +48,6 @@ const FIRST: u8 = 32;
 
 /// Writes one instruction.
 pub(super) fn write_op(w: &mut Writer, op: Op) {
-    if let Some(tag) = SIMPLE.iter().position(|&s| s == op) {
-        w.u8(tag as u8);
-        return;
-    }
     let u = |w: &mut Writer, n: u32| w.uint(u64::from(n));
     let h = |w: &mut Writer, n: u16| w.uint(u64::from(n));
     match op {
@@ -123,8 +119,40 @@ pub(super) fn write_op(w: &mut Writer, op: Op) {
         Op::PatternIndex(i) => (w.u8(FIRST + 32), u(w, i)).1,
         Op::ObjectRest(k) => (w.u8(FIRST + 33), u(w, k)).1,
         Op::ArrayRest(i) => (w.u8(FIRST + 34), u(w, i)).1,
-        // The simple instructions were written above.
-        _ => w.u8(u8::MAX),
+        // Listed, not `_`: a new instruction fails to compile here until
+        // it has a tag.
+        Op::Null
+        | Op::True
+        | Op::False
+        | Op::Pop
+        | Op::Swap
+        | Op::Index
+        | Op::Add
+        | Op::Sub
+        | Op::Mul
+        | Op::Div
+        | Op::Rem
+        | Op::Pow
+        | Op::Eq
+        | Op::Ne
+        | Op::Lt
+        | Op::Le
+        | Op::Gt
+        | Op::Ge
+        | Op::Not
+        | Op::Neg
+        | Op::ArrayMark
+        | Op::ObjectMark
+        | Op::SpreadArray
+        | Op::SpreadObject
+        | Op::SpreadArgs
+        | Op::CallValueMark
+        | Op::CheckObject
+        | Op::CheckArray
+        | Op::Return => {
+            let tag = SIMPLE.iter().position(|&s| s == op).unwrap_or(usize::MAX);
+            w.u8(u8::try_from(tag).unwrap_or(u8::MAX));
+        }
     }
 }
 
@@ -217,4 +245,88 @@ pub(super) fn read_op(r: &mut Reader, globals: &[Global]) -> Result<Op, Error> {
         _ => return Err(corrupt(format_args!("unknown instruction {tag}"))),
     };
     Ok(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Key;
+
+    #[test]
+    fn every_instruction_reads_back_as_written() {
+        let globals = [Global {
+            name: Key::from("max"),
+            fallback: None,
+            read: false,
+        }];
+        let id = stdlib::function_id("max").unwrap_or_default();
+        let mut ops = SIMPLE.to_vec();
+        ops.extend([
+            Op::Const(70_000),
+            Op::Int(-5),
+            Op::Int(i32::MIN),
+            Op::LoadLocal(3),
+            Op::StoreLocal(4),
+            Op::LoadCapture(5),
+            Op::LoadGlobal(0),
+            Op::GetField(6),
+            Op::GetLocalField { slot: 1, key: 2 },
+            Op::GetLength(7),
+            Op::CompareConst {
+                cmp: Cmp::Ge,
+                constant: 8,
+            },
+            Op::Jump(9),
+            Op::JumpIfFalse(10),
+            Op::JumpIfFalseOrPop(11),
+            Op::JumpIfTrueOrPop(12),
+            Op::JumpIfNotNullOrPop(13),
+            Op::JumpIfNull(14),
+            Op::Array(15),
+            Op::Object(16),
+            Op::Mark(17),
+            Op::Template(18),
+            Op::CallValue(19),
+            Op::CallBuiltin {
+                id,
+                argc: 2,
+                global: 0,
+            },
+            Op::CallBuiltinMark { id, global: 0 },
+            Op::CallHost {
+                index: 1,
+                argc: 2,
+                global: 0,
+            },
+            Op::CallHostMark {
+                index: 1,
+                global: 0,
+            },
+            Op::CallGlobal { call: 3, argc: 1 },
+            Op::CallGlobalMark(4),
+            Op::LoadCallee(5),
+            Op::CallMethod { method: 6, argc: 0 },
+            Op::CallMethodMark(7),
+            Op::Closure(8),
+            Op::PatternField(9),
+            Op::PatternIndex(10),
+            Op::ObjectRest(11),
+            Op::ArrayRest(12),
+        ]);
+        let mut w = Writer::default();
+        for &op in &ops {
+            write_op(&mut w, op);
+        }
+        let mut r = Reader::new(&w.bytes);
+        for &op in &ops {
+            assert_eq!(read_op(&mut r, &globals).ok(), Some(op));
+        }
+        assert_eq!(r.remaining(), 0);
+        for tag in [29u8, 30, 31, 67, 255] {
+            assert!(
+                read_op(&mut Reader::new(&[tag]), &globals).is_err(),
+                "{tag}"
+            );
+        }
+    }
 }
