@@ -95,7 +95,7 @@ fn stored_programs_run_as_compiled() {
         }
     }
     assert!(stored > 1000, "only {stored} programs stored");
-    // `Engine::load` refuses more than 4 instructions a source character
+    // `Engine::load` refuses more than 2 instructions a source character
     // (+ 64): compiled programs stay far below.
     assert!(worst < 1.0, "{worst} instructions a character");
     assert!(

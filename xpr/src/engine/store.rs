@@ -85,11 +85,13 @@ fn read_type(r: &mut Reader) -> Result<Option<ValueType>, Error> {
 }
 
 /// Instructions a stored program may have per character of its source
-/// (plus [`SLACK`]): compiled programs have under one (the conformance
-/// cases at most 0.31), so a stored program is refused for nothing a
-/// compile could give, while its stack, which a run does not charge to the
-/// memory budget, stays in proportion to a source the engine accepts.
-const OPS_PER_CHAR: usize = 4;
+/// (plus [`SLACK`]): a compiled program has at most about one (a run of
+/// `!`: 1.09 for `!!!!!!!!!!a`; destructuring 0.82; the conformance cases
+/// at most 0.31), so a stored program is refused for nothing a compile
+/// could give, while its value stack, which a run does not charge to the
+/// memory budget and which one frame grows by at most one value an
+/// instruction, stays in proportion to a source the engine accepts.
+const OPS_PER_CHAR: usize = 2;
 const SLACK: usize = 64;
 
 /// Refuses a stored program whose source is longer than the engine's
@@ -175,7 +177,7 @@ impl Engine {
     /// - kind [`ErrorKind::Length`]: a source longer than this engine's
     ///   `max_length`; `invalid stored program: N instructions for a source
     ///   of M characters` for code out of proportion to its source (more
-    ///   than 4 instructions a character, + 64).
+    ///   than 2 instructions a character, + 64).
     ///
     /// ```
     /// use xpr::{Engine, Value};

@@ -239,6 +239,11 @@ fn limits_and_expected_type_after_loading() {
 
 #[test]
 fn the_source_length_limit_and_code_in_proportion() {
+    // The densest code a source compiles to loads.
+    let item = format!("{}a", "!".repeat(40));
+    let dense = format!("[{}]", vec![item; 200].join(","));
+    let bytes = engine().compile(&dense).unwrap().to_bytes();
+    assert!(engine().load(&bytes).is_ok());
     let src = "[1, 2, 3].map(x => x * 2)";
     let bytes = engine().compile(src).unwrap().to_bytes();
     let short = engine().with_limits(Limits {
@@ -247,7 +252,7 @@ fn the_source_length_limit_and_code_in_proportion() {
     });
     let e = short.load(&bytes).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Length, "{e}");
-    // The same code with a one-character source: 4 instructions a
+    // The same code with a one-character source: 2 instructions a
     // character + 64 is the most a stored program may have. A body is
     // built by hand: the source's length byte and text replaced.
     let big = engine()
