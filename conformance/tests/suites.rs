@@ -95,8 +95,8 @@ fn stored_programs_run_as_compiled() {
         }
     }
     assert!(stored > 1000, "only {stored} programs stored");
-    // `Engine::load` refuses more than 2 instructions a source character
-    // (+ 64): compiled programs stay far below.
+    // `Engine::load` refuses more than 2 instructions a source byte (+ 64):
+    // compiled programs stay far below.
     assert!(worst < 1.0, "{worst} instructions a character");
     assert!(
         mismatches.is_empty(),

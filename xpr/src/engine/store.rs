@@ -84,41 +84,19 @@ fn read_type(r: &mut Reader) -> Result<Option<ValueType>, Error> {
     }
 }
 
-/// Instructions a stored program may have per character of its source
-/// (plus [`SLACK`]): a compiled program has at most about one (a run of
-/// `!`: 1.09 for `!!!!!!!!!!a`; destructuring 0.82; the conformance cases
-/// at most 0.31), so a stored program is refused for nothing a compile
-/// could give, while its value stack, which a run does not charge to the
-/// memory budget and which one frame grows by at most one value an
-/// instruction, stays in proportion to a source the engine accepts.
-const OPS_PER_CHAR: usize = 2;
-const SLACK: usize = 64;
-
 /// Refuses a stored program whose source is longer than the engine's
-/// `max_length` (kind [`ErrorKind::Length`], as compiling it would be) or
-/// whose code is out of proportion to its source.
-fn check_size(program: &xpr_vm::Program, source: &str, max: Option<usize>) -> Result<(), Error> {
+/// `max_length` (kind [`ErrorKind::Length`], as compiling it would be).
+fn check_length(source: &str, max: Option<usize>) -> Result<(), Error> {
     let chars = source.chars().count();
-    if let Some(max) = max
-        && chars > max
-    {
-        return Err(Error::new(
+    match max {
+        Some(max) if chars > max => Err(Error::new(
             ErrorKind::Length,
             format!(
                 "the stored program's source has {chars} characters, over this engine's limit of {max}"
             ),
-        ));
+        )),
+        _ => Ok(()),
     }
-    let ops = program
-        .protos()
-        .iter()
-        .fold(0usize, |n, p| n.saturating_add(p.code.len()));
-    if ops > chars.saturating_mul(OPS_PER_CHAR).saturating_add(SLACK) {
-        return Err(corrupt(format_args!(
-            "{ops} instructions for a source of {chars} characters"
-        )));
-    }
-    Ok(())
 }
 
 impl Program {
@@ -176,8 +154,9 @@ impl Engine {
     ///   `max_regex_bytes`;
     /// - kind [`ErrorKind::Length`]: a source longer than this engine's
     ///   `max_length`; `invalid stored program: N instructions for a source
-    ///   of M characters` for code out of proportion to its source (more
-    ///   than 2 instructions a character, + 64).
+    ///   of M bytes` (more than 2 a byte, + 64) or `... its instructions use
+    ///   N bytes of names for a source of M bytes` (more than 4 a byte, +
+    ///   64) for code out of proportion to its source.
     ///
     /// ```
     /// use xpr::{Engine, Value};
@@ -232,13 +211,14 @@ impl Engine {
         let expected = read_type(&mut r)?;
         let root = r.span()?;
         let nulls = NullSites::read(&mut r)?;
+        check_length(nulls.source(), self.limits.max_length)?;
         let env = LoadEnv {
             host_functions: &self.host,
             capabilities: &self.capabilities,
             max_regex_bytes: self.limits.max_regex_bytes,
+            source_bytes: nulls.source().len(),
         };
         let program = xpr_vm::Program::read_parts(&mut r, &env)?;
-        check_size(&program, nulls.source(), self.limits.max_length)?;
         let loaded = Program {
             program,
             nulls,

@@ -252,8 +252,8 @@ fn the_source_length_limit_and_code_in_proportion() {
     });
     let e = short.load(&bytes).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Length, "{e}");
-    // The same code with a one-character source: 2 instructions a
-    // character + 64 is the most a stored program may have. A body is
+    // The same code with a one-byte source: 2 instructions a byte + 64 is
+    // the most a stored program may have. A body is
     // built by hand: the source's length byte and text replaced.
     let big = engine()
         .compile(&format!("[{}]", vec!["x"; 100].join(",")))
@@ -289,8 +289,7 @@ fn the_source_length_limit_and_code_in_proportion() {
     reseal(&mut sealed);
     let e = engine().load(&sealed).unwrap_err();
     assert!(
-        e.message()
-            .contains("instructions for a source of 1 characters"),
+        e.message().contains("instructions for a source of 1 bytes"),
         "{e}"
     );
 }

@@ -41,6 +41,10 @@ pub struct LoadEnv<'a> {
     pub capabilities: &'a Capabilities,
     /// Compiled bytes all its regex literals may take together.
     pub max_regex_bytes: Option<u64>,
+    /// The length in bytes of the source stored with the program: its
+    /// code and the names its instructions use must be in proportion (see
+    /// [`Program::read_parts`]).
+    pub source_bytes: usize,
 }
 
 impl LoadEnv<'_> {
@@ -137,8 +141,10 @@ impl Program {
         }
         for _ in 0..r.count()? {
             let name = r.str()?;
+            // Against the engine's host functions, not the stored table
+            // (as long as the file): no work quadratic in the file.
             if stdlib::function_id(name).is_none()
-                && !p.host_functions.iter().any(|h| h.name == name)
+                && !env.host_functions.iter().any(|h| h.name == name)
             {
                 return Err(corrupt(format_args!("'{name}' is not a function it calls")));
             }
@@ -304,6 +310,24 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
             Err(env.capabilities.denial(what, name, at))
         }
     };
+    // The highest local slot and capture each prototype captures from its
+    // creator, found once: a closure instruction is then checked at once,
+    // however many it captures (no work quadratic in the file).
+    let reach: Vec<(Option<u16>, Option<u16>)> = p
+        .protos
+        .iter()
+        .map(|f| {
+            let local = f.captures.iter().filter_map(|c| match *c {
+                Capture::Local(s) => Some(s),
+                Capture::Capture(_) => None,
+            });
+            let capture = f.captures.iter().filter_map(|c| match *c {
+                Capture::Capture(s) => Some(s),
+                Capture::Local(_) => None,
+            });
+            (local.max(), capture.max())
+        })
+        .collect();
     for (i, proto) in p.protos.iter().enumerate() {
         let bad = |at: usize, what: &str| corrupt(format_args!("proto {i}, offset {at}: {what}"));
         let stores = proto
@@ -339,13 +363,11 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
                     }
                 }
                 Op::Closure(f) => {
-                    let Some(inner) = p.protos.get(f as usize) else {
+                    let Some(&(local, capture)) = reach.get(f as usize) else {
                         continue;
                     };
-                    let ok = inner.captures.iter().all(|c| match *c {
-                        Capture::Local(s) => s < proto.slots,
-                        Capture::Capture(c) => (c as usize) < proto.captures.len(),
-                    });
+                    let ok = local.is_none_or(|s| s < proto.slots)
+                        && capture.is_none_or(|c| (c as usize) < proto.captures.len());
                     if !ok {
                         return Err(bad(at, "a closure captures what its creator lacks"));
                     }
@@ -390,12 +412,95 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
             }
         }
     }
+    proportion(p, env.source_bytes)?;
     // Entries no instruction uses are held to the same rules.
     for m in &p.methods {
         deny("method", &m.name, Span::default())?;
     }
     for f in &p.functions {
         deny("function", f, Span::default())?;
+    }
+    Ok(())
+}
+
+/// Instructions a stored program may have per byte of its source (plus
+/// [`SLACK`]): a compiled program has at most about one (a run of `!`:
+/// 1.09 for `!!!!!!!!!!a`; destructuring 0.82; the conformance cases at
+/// most 0.31).
+const OPS_PER_BYTE: usize = 2;
+
+/// Bytes of names, keys and string constants the instructions may use
+/// together, per byte of source (plus [`SLACK`]): a compiled instruction's
+/// name is written in the source where it is used (a destructured key
+/// counts twice, for its field read and its rest pattern's key set); the
+/// conformance cases of 40 bytes or more have at most 0.95.
+const NAME_BYTES_PER_BYTE: usize = 4;
+
+const SLACK: usize = 64;
+
+/// Refuses code out of proportion to the source stored with it. The VM
+/// charges one fuel unit for an instruction whatever it does with the
+/// name it uses (hashing a method name, comparing a field's key, building
+/// the set of a rest pattern's keys) and does not charge its value stack
+/// (one value an instruction at most) to the memory budget: a compiled
+/// program keeps both in proportion to its source, since each instruction
+/// comes from source text naming what it uses. A stored one must too, or
+/// a table entry of a million bytes used by a million instructions would
+/// be a million times the work charged.
+fn proportion(p: &ProgramParts, source_bytes: usize) -> Result<(), Error> {
+    let ops = p
+        .protos
+        .iter()
+        .fold(0usize, |n, proto| n.saturating_add(proto.code.len()));
+    if ops
+        > source_bytes
+            .saturating_mul(OPS_PER_BYTE)
+            .saturating_add(SLACK)
+    {
+        return Err(corrupt(format_args!(
+            "{ops} instructions for a source of {source_bytes} bytes"
+        )));
+    }
+    let global = |g: usize| p.globals.get(g).map_or(0, |g| g.name.len());
+    let key = |k: u32| p.keys.get(k as usize).map_or(0, |k| k.len());
+    let constant = |c: u32| match p.constants.get(c as usize) {
+        Some(Value::String(s)) => s.len(),
+        _ => 0,
+    };
+    let mut names = 0usize;
+    for op in p.protos.iter().flat_map(|proto| &proto.code) {
+        let n = match *op {
+            Op::Const(c) | Op::CompareConst { constant: c, .. } => constant(c),
+            Op::LoadGlobal(g) => global(g as usize),
+            Op::GetField(k) | Op::GetLength(k) | Op::PatternField(k) => key(k),
+            Op::GetLocalField { key: k, .. } => key(k),
+            Op::CallBuiltin { global: g, .. }
+            | Op::CallBuiltinMark { global: g, .. }
+            | Op::CallHost { global: g, .. }
+            | Op::CallHostMark { global: g, .. } => global(g as usize),
+            Op::CallGlobal { call, .. } | Op::CallGlobalMark(call) | Op::LoadCallee(call) => p
+                .calls
+                .get(call as usize)
+                .map_or(0, |c| global(c.global as usize)),
+            Op::CallMethod { method, .. } | Op::CallMethodMark(method) => {
+                p.methods.get(method as usize).map_or(0, |m| m.name.len())
+            }
+            Op::ObjectRest(k) => p
+                .key_sets
+                .get(k as usize)
+                .map_or(0, |set| set.iter().map(|k| k.len().max(1)).sum()),
+            _ => 0,
+        };
+        names = names.saturating_add(n);
+    }
+    if names
+        > source_bytes
+            .saturating_mul(NAME_BYTES_PER_BYTE)
+            .saturating_add(SLACK)
+    {
+        return Err(corrupt(format_args!(
+            "its instructions use {names} bytes of names for a source of {source_bytes} bytes"
+        )));
     }
     Ok(())
 }

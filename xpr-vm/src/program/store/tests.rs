@@ -18,6 +18,7 @@ fn env_with<'a>(hosts: &'a [Arc<HostFunction>], caps: &'a Capabilities) -> LoadE
         host_functions: hosts,
         capabilities: caps,
         max_regex_bytes: None,
+        source_bytes: 1000,
     }
 }
 
@@ -194,4 +195,35 @@ fn host_functions_are_found_by_name_and_allowed() {
     let denied = Capabilities::all().deny(["vat"]);
     let e = load(&host_call("vat"), &env_with(&hosts, &denied)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Access);
+}
+
+#[test]
+fn code_and_names_out_of_proportion_to_the_source_are_refused() {
+    let caps = Capabilities::all();
+    // 1,000 bytes of source: 2,064 instructions at most.
+    let many = ProgramParts {
+        protos: vec![proto(
+            std::iter::repeat_n(Op::Null, 2100)
+                .chain([Op::Return])
+                .collect(),
+        )],
+        ..ProgramParts::default()
+    };
+    let e = load(&many, &env_with(&[], &caps)).unwrap_err();
+    assert!(
+        e.message()
+            .contains("2101 instructions for a source of 1000 bytes"),
+        "{e}"
+    );
+    // A 1,000-byte key read by 10 instructions: 10,000 bytes of names.
+    let mut code = vec![Op::Null];
+    code.extend(std::iter::repeat_n(Op::GetField(0), 10));
+    code.push(Op::Return);
+    let long = ProgramParts {
+        protos: vec![proto(code)],
+        keys: vec![Key::from("k".repeat(1000).as_str())],
+        ..ProgramParts::default()
+    };
+    let e = load(&long, &env_with(&[], &caps)).unwrap_err();
+    assert!(e.message().contains("10000 bytes of names"), "{e}");
 }
