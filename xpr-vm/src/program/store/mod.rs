@@ -430,7 +430,8 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
 const OPS_PER_BYTE: usize = 2;
 
 /// Bytes of names, keys and string constants the instructions may use
-/// together, per byte of source (plus [`SLACK`]): a compiled instruction's
+/// together (a closure's captures counting one each), per byte of source
+/// (plus [`SLACK`]): a compiled instruction's
 /// name is written in the source where it is used (a destructured key
 /// counts twice, for its field read and its rest pattern's key set); the
 /// conformance cases of 40 bytes or more have at most 0.95.
@@ -485,6 +486,8 @@ fn proportion(p: &ProgramParts, source_bytes: usize) -> Result<(), Error> {
             Op::CallMethod { method, .. } | Op::CallMethodMark(method) => {
                 p.methods.get(method as usize).map_or(0, |m| m.name.len())
             }
+            // A closure copies each capture when created.
+            Op::Closure(f) => p.protos.get(f as usize).map_or(0, |f| f.captures.len()),
             Op::ObjectRest(k) => p
                 .key_sets
                 .get(k as usize)

@@ -227,3 +227,27 @@ fn code_and_names_out_of_proportion_to_the_source_are_refused() {
     let e = load(&long, &env_with(&[], &caps)).unwrap_err();
     assert!(e.message().contains("10000 bytes of names"), "{e}");
 }
+
+#[test]
+fn captures_count_toward_the_names_an_instruction_uses() {
+    let caps = Capabilities::all();
+    // 200 closures of a prototype capturing 30 slots: 6,000 > 4,064.
+    let mut code = vec![Op::Null, Op::StoreLocal(0)];
+    code.extend(std::iter::repeat_n(Op::Closure(1), 200));
+    code.push(Op::Return);
+    let p = ProgramParts {
+        protos: vec![
+            Proto {
+                slots: 1,
+                ..proto(code)
+            },
+            Proto {
+                captures: vec![Capture::Local(0); 30],
+                ..proto(vec![Op::Null, Op::Return])
+            },
+        ],
+        ..ProgramParts::default()
+    };
+    let e = load(&p, &env_with(&[], &caps)).unwrap_err();
+    assert!(e.message().contains("6000 bytes of names"), "{e}");
+}
