@@ -5,7 +5,8 @@
 //! Reading refuses whatever a compiled program could not be, beyond what
 //! [`Program::new`] checks, so that no byte string makes a loaded program
 //! panic, loop or misbehave when run: every jump goes forward (XPR has no
-//! loops, so every instruction runs at most once per call), a closure
+//! loops, so every instruction runs at most once per call), a name read
+//! is listed as read (hosts supply only those fields), a closure
 //! captures only slots and captures its creator has, a prototype has no
 //! more local slots than it stores to (a frame's slots are not charged to
 //! the memory budget), a comparison with a constant compares a scalar, a
@@ -350,6 +351,12 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
                     if t as usize <= at =>
                 {
                     return Err(bad(at, "a jump that is not forward"));
+                }
+                // The names read are the fields a host supplies (a
+                // reader that parses only those): one read but not listed
+                // would be missing from the context.
+                Op::LoadGlobal(g) if p.globals.get(g as usize).is_some_and(|g| !g.read) => {
+                    return Err(bad(at, "a name read that is not listed as read"));
                 }
                 Op::LoadCapture(c) if c as usize >= proto.captures.len() => {
                     return Err(bad(at, "capture out of range"));

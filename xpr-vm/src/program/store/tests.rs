@@ -83,6 +83,19 @@ fn what_no_compiler_emits_is_refused() {
         },
         "more slots",
     );
+    // A name read but not listed among the free variables.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![Op::LoadGlobal(0), Op::Return])],
+            globals: vec![Global {
+                name: Key::from("total"),
+                fallback: None,
+                read: false,
+            }],
+            ..ProgramParts::default()
+        },
+        "not listed as read",
+    );
     // A capture the closure does not have.
     refused(
         ProgramParts {
