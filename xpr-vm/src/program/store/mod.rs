@@ -6,7 +6,8 @@
 //! [`Program::new`] checks, so that no byte string makes a loaded program
 //! panic, loop or misbehave when run: every jump goes forward (XPR has no
 //! loops, so every instruction runs at most once per call), a name read
-//! is listed as read (hosts supply only those fields), a closure
+//! is listed as read (hosts supply only those fields), a function called
+//! is listed among those called, a closure
 //! captures only slots and captures its creator has, a prototype has no
 //! more local slots than it stores to (a frame's slots are not charged to
 //! the memory budget), a comparison with a constant compares a scalar, a
@@ -329,6 +330,9 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
             (local.max(), capture.max())
         })
         .collect();
+    // The functions called, as a host reads them (`Program::functions`):
+    // every built-in or host function an instruction calls is among them.
+    let listed: std::collections::HashSet<&str> = p.functions.iter().map(String::as_str).collect();
     for (i, proto) in p.protos.iter().enumerate() {
         let bad = |at: usize, what: &str| corrupt(format_args!("proto {i}, offset {at}: {what}"));
         let stores = proto
@@ -382,6 +386,9 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
                 Op::CallBuiltin { global, .. } | Op::CallBuiltinMark { global, .. } => {
                     if let Some(name) = name_of(global as usize) {
                         deny("function", name, span)?;
+                        if !listed.contains(name) {
+                            return Err(bad(at, "a function called that is not listed"));
+                        }
                     }
                 }
                 Op::CallHost { index, global, .. } | Op::CallHostMark { index, global } => {
@@ -391,6 +398,9 @@ fn check(p: &ProgramParts, env: &LoadEnv) -> Result<(), Error> {
                     }
                     if let Some(name) = host {
                         deny("function", name, span)?;
+                        if !listed.contains(name) {
+                            return Err(bad(at, "a function called that is not listed"));
+                        }
                     }
                 }
                 Op::CallGlobal { call, .. } | Op::CallGlobalMark(call) | Op::LoadCallee(call) => {

@@ -96,6 +96,26 @@ fn what_no_compiler_emits_is_refused() {
         },
         "not listed as read",
     );
+    // A built-in called but not listed among the functions called.
+    refused(
+        ProgramParts {
+            protos: vec![proto(vec![
+                Op::CallBuiltin {
+                    id: 0,
+                    argc: 0,
+                    global: 0,
+                },
+                Op::Return,
+            ])],
+            globals: vec![Global {
+                name: Key::from("now"),
+                fallback: None,
+                read: false,
+            }],
+            ..ProgramParts::default()
+        },
+        "not listed",
+    );
     // A capture the closure does not have.
     refused(
         ProgramParts {
