@@ -7,7 +7,8 @@
 //! panic, loop or misbehave when run: every jump goes forward (XPR has no
 //! loops, so every instruction runs at most once per call), a name read
 //! is listed as read (hosts supply only those fields), a function called
-//! is listed among those called, a closure
+//! is listed among those called, an unknown function's error is the
+//! compiler's (`Unknown function 'f'`, kind reference), a closure
 //! captures only slots and captures its creator has, a prototype has no
 //! more local slots than it stores to (a frame's slots are not charged to
 //! the memory budget), a comparison with a constant compares a scalar, a
@@ -168,14 +169,21 @@ impl Program {
                     Otherwise::Function(Value::Function(Arc::new(f)))
                 }
                 CALL_METHOD => Otherwise::Method(r.small()?),
-                CALL_UNKNOWN => Otherwise::Unknown(values::read_error(r)?),
+                CALL_UNKNOWN => {
+                    let name = p
+                        .globals
+                        .get(global as usize)
+                        .map(|g| g.name.clone())
+                        .ok_or_else(|| corrupt("operand out of range"))?;
+                    Otherwise::Unknown(values::read_unknown(r, &name)?)
+                }
                 t => return Err(corrupt(format_args!("unknown call tag {t}"))),
             };
             p.calls.push(NamedCall { global, otherwise });
         }
         for _ in 0..r.count()? {
             let name = Key::from(r.str()?);
-            let error = values::read_error(r)?;
+            let error = values::read_unknown(r, &name)?;
             p.unknown_functions.push(UnknownFunction { name, error });
         }
         let mut regex_left = env.max_regex_bytes.unwrap_or(u64::MAX);

@@ -284,3 +284,35 @@ fn captures_count_toward_the_names_an_instruction_uses() {
     let e = load(&p, &env_with(&[], &caps)).unwrap_err();
     assert!(e.message().contains("6000 bytes of names"), "{e}");
 }
+
+#[test]
+fn an_unknown_function_raises_only_the_compilers_error() {
+    let caps = Capabilities::all();
+    let with = |error: Error| ProgramParts {
+        protos: vec![proto(vec![Op::CallGlobal { call: 0, argc: 0 }, Op::Return])],
+        globals: vec![Global {
+            name: Key::from("bonus"),
+            fallback: None,
+            read: false,
+        }],
+        calls: vec![NamedCall {
+            global: 0,
+            otherwise: Otherwise::Unknown(error),
+        }],
+        ..ProgramParts::default()
+    };
+    let ok = Error::new(ErrorKind::Reference, "Unknown function 'bonus'")
+        .with_hint("did you mean 'bonuses'?");
+    let loaded = load(&with(ok), &env_with(&[], &caps)).unwrap();
+    assert_eq!(loaded.parts().calls.len(), 1);
+    for bad in [
+        Error::new(ErrorKind::Timeout, "Unknown function 'bonus'"),
+        Error::new(ErrorKind::Reference, "Expression timeout exceeded"),
+    ] {
+        let e = load(&with(bad), &env_with(&[], &caps)).unwrap_err();
+        assert!(
+            e.message().contains("not `Unknown function 'bonus'`"),
+            "{e}"
+        );
+    }
+}

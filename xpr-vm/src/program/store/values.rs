@@ -160,26 +160,6 @@ fn regex(
     prepared.build()
 }
 
-const KINDS: [ErrorKind; 17] = [
-    ErrorKind::Parse,
-    ErrorKind::Type,
-    ErrorKind::Reference,
-    ErrorKind::Arity,
-    ErrorKind::Arithmetic,
-    ErrorKind::Access,
-    ErrorKind::Value,
-    ErrorKind::Regex,
-    ErrorKind::Date,
-    ErrorKind::Host,
-    ErrorKind::Fuel,
-    ErrorKind::Memory,
-    ErrorKind::Depth,
-    ErrorKind::Length,
-    ErrorKind::Timeout,
-    ErrorKind::Cancelled,
-    ErrorKind::Schema,
-];
-
 /// Writes an error: its kind by name, message, position and hint.
 pub(super) fn write_error(w: &mut Writer, e: &Error) {
     w.str(e.kind().name());
@@ -206,14 +186,19 @@ pub(super) fn write_error(w: &mut Writer, e: &Error) {
     }
 }
 
-/// Reads an error.
-pub(super) fn read_error(r: &mut Reader) -> Result<Error, Error> {
-    let name = r.str()?;
-    let kind = KINDS
-        .into_iter()
-        .find(|k| k.name() == name)
-        .ok_or_else(|| corrupt(format_args!("unknown error kind '{name}'")))?;
-    let mut e = Error::new(kind, r.str()?);
+/// Reads the `Unknown function 'NAME'` error a call of `name` raises (as
+/// the compiler makes it: kind [`ErrorKind::Reference`], that message, a
+/// hint): anything else is refused, so that a stored program raises no
+/// other error than a compiled one could (a timeout, a host error).
+pub(super) fn read_unknown(r: &mut Reader, name: &str) -> Result<Error, Error> {
+    let kind = r.str()?;
+    let message = r.str()?;
+    if kind != ErrorKind::Reference.name() || message != format!("Unknown function '{name}'") {
+        return Err(corrupt(format_args!(
+            "an unknown function's error that is not `Unknown function '{name}'`"
+        )));
+    }
+    let mut e = Error::new(ErrorKind::Reference, message);
     if r.bool()? {
         e = e.at(r.span()?);
     }
