@@ -381,6 +381,7 @@ impl Engine {
             result_type: expect::static_type(&ast),
             expected: None,
             check_result: false,
+            loaded: false,
             root: Span::new(ast.span.start, ast.span.end),
             limits: Arc::new(self.limits.clone()),
             config: Arc::new(RunOptions {
@@ -523,6 +524,10 @@ pub struct Program {
     /// Whether each result's type is checked against `expected` (only
     /// when `result_type` does not settle it).
     check_result: bool,
+    /// Whether the program was loaded ([`Engine::load`]): its result type
+    /// is then the file's word, not the compiler's, so results are checked
+    /// whatever it says.
+    loaded: bool,
     /// The whole expression, where a result of the wrong type is reported.
     root: Span,
     /// The binary operators of the source, to name a null operand in a
@@ -698,7 +703,7 @@ impl Program {
             Some(t) if t != expected => Err(expect::mismatch(expected, t, self.root, true)),
             known => {
                 self.expected = Some(expected);
-                self.check_result = known.is_none();
+                self.check_result = known.is_none() || self.loaded;
                 Ok(self)
             }
         }

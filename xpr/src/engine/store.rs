@@ -131,7 +131,9 @@ impl Engine {
     /// again within this engine's regex budget, and the functions and
     /// methods the program calls checked against this engine's
     /// capabilities (as compiling does). The program runs under this
-    /// engine's limits, clock and randomness.
+    /// engine's limits, clock and randomness. Its stored result type is
+    /// reported by [`Program::result_type`] but not trusted: with an
+    /// expected type ([`Program::expecting`]), every result is checked.
     ///
     /// # Errors
     /// All of kind [`ErrorKind::Value`] unless said otherwise:
@@ -225,6 +227,7 @@ impl Engine {
             result_type,
             expected: None,
             check_result: false,
+            loaded: true,
             root,
             limits: Arc::new(self.limits.clone()),
             config: Arc::new(RunOptions {

@@ -293,3 +293,23 @@ fn the_source_length_limit_and_code_in_proportion() {
         "{e}"
     );
 }
+
+#[test]
+fn a_loaded_programs_results_are_checked_whatever_its_stored_type_says() {
+    // `1 > 0` is a boolean by its form; the stored type byte changed to
+    // "number" and the program expecting numbers: a compiled program's
+    // type would let every result pass unchecked, a loaded one's is not
+    // trusted.
+    let mut bytes = engine().compile("1 > 0").unwrap().to_bytes();
+    let number = ValueType::ALL
+        .iter()
+        .position(|&t| t == ValueType::Number)
+        .unwrap();
+    bytes[14] = number as u8 + 1;
+    reseal(&mut bytes);
+    let loaded = engine().load(&bytes).unwrap();
+    assert_eq!(loaded.result_type(), Some(ValueType::Number));
+    let expecting = loaded.expecting(ValueType::Number).unwrap();
+    let e = expecting.run_json(&json!({})).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Type, "{e}");
+}
