@@ -2,7 +2,8 @@
 # Runs every fuzz target for SECONDS (default 60) each. The text targets
 # (parse, compile, eval) are seeded with the expressions of all
 # conformance suites and with fuzz/seeds (regex and large-string
-# expressions, regression reproducers); run generates its own.
+# expressions, regression reproducers); run generates its own; load is
+# seeded with the conformance cases as stored programs.
 # Needs cargo-fuzz; works on the stable toolchain with `--sanitizer none`
 # (the code has no unsafe).
 # Usage: fuzz/run.sh [SECONDS]
@@ -13,14 +14,20 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz
 fi
 seeds="corpus/seeds"
+stored="corpus/stored-seeds"
 (cd .. && cargo run -q -p conformance -- --seeds "fuzz/$seeds") || exit 1
+(cd .. && cargo run -q -p conformance -- --stored-seeds "fuzz/$stored") || exit 1
 cargo fuzz build --sanitizer none
-for target in parse compile eval run; do
+for target in parse compile eval run load; do
   mkdir -p "corpus/$target"
-  if [ "$target" = run ]; then dirs=("corpus/$target"); else dirs=("corpus/$target" "$seeds" seeds); fi
+  case "$target" in
+    run) dirs=("corpus/$target") ;;
+    load) dirs=("corpus/$target" "$stored") ;;
+    *) dirs=("corpus/$target" "$seeds" seeds) ;;
+  esac
   # eval and run have small budgets: an execution takes milliseconds, so
   # one that takes seconds is work out of proportion to its fuel.
-  case "$target" in eval | run) timeout=2 ;; *) timeout=5 ;; esac
+  case "$target" in eval | run | load) timeout=2 ;; *) timeout=5 ;; esac
   echo "== fuzz $target for ${seconds}s"
   cargo fuzz run --sanitizer none "$target" "${dirs[@]}" -- \
     -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=1024 -print_final_stats=1 2>&1 \

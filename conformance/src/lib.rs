@@ -368,3 +368,28 @@ pub fn write_seeds(suites: &[Suite], dir: &Path) -> std::io::Result<usize> {
     }
     Ok(n)
 }
+
+/// Writes every case whose expression compiles as a stored program
+/// ([`xpr::Program::to_bytes`]) into `dir` (created if needed): the seeds
+/// of the `load` fuzz target. The first 16 are whole files; the others
+/// are bodies without the 14-byte header, which the target seals with a
+/// valid checksum, so that its mutations reach validation rather than
+/// stop at the checksum. Returns how many files were written.
+///
+/// # Errors
+/// When the directory or a file cannot be written.
+pub fn write_stored_seeds(suites: &[Suite], dir: &Path) -> std::io::Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let engine = engine();
+    let mut n = 0;
+    for case in suites.iter().flat_map(|s| &s.tests) {
+        let Ok(program) = engine.compile(&case.expression) else {
+            continue;
+        };
+        let bytes = program.to_bytes();
+        let body = if n < 16 { &bytes[..] } else { &bytes[14..] };
+        std::fs::write(dir.join(format!("stored-{n:05}")), body)?;
+        n += 1;
+    }
+    Ok(n)
+}

@@ -5,14 +5,16 @@
 //! not in `conformance/known-failures.txt`, or when a listed case passes.
 //!
 //! `conformance --seeds OUTDIR [DIR...]` instead writes every case's
-//! expression to a file in OUTDIR: the fuzzers' seed corpus.
+//! expression to a file in OUTDIR: the fuzzers' seed corpus;
+//! `conformance --stored-seeds OUTDIR [DIR...]` writes every compiling
+//! case as a stored program (the `load` fuzz target's seeds).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
-    let seeds = match args.iter().position(|a| a.as_os_str() == "--seeds") {
+    let mut flag = |name: &str| match args.iter().position(|a| a.as_os_str() == name) {
         Some(i) if i + 1 < args.len() => {
             let dir = args.remove(i + 1);
             args.remove(i);
@@ -20,12 +22,15 @@ fn main() -> ExitCode {
         }
         _ => None,
     };
+    let seeds = flag("--seeds");
+    let stored = flag("--stored-seeds");
     if args
         .iter()
         .any(|a| a.as_os_str() == "--help" || a.as_os_str() == "-h")
     {
         println!(
-            "usage: conformance [DIR...]\n       conformance --seeds OUTDIR [DIR...]\n\n\
+            "usage: conformance [DIR...]\n       conformance --seeds OUTDIR [DIR...]\n       \
+             conformance --stored-seeds OUTDIR [DIR...]\n\n\
              Runs every *.yaml suite in DIR (default: conformance/cases plus the official\n\
              suite and extra cases from ../shared when present). Exit 1 on a failure not\n\
              listed in conformance/known-failures.txt."
@@ -58,6 +63,18 @@ fn main() -> ExitCode {
         return match conformance::write_seeds(&suites, &dir) {
             Ok(n) => {
                 println!("wrote {n} seed expressions to {}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", dir.display());
+                ExitCode::from(2)
+            }
+        };
+    }
+    if let Some(dir) = stored {
+        return match conformance::write_stored_seeds(&suites, &dir) {
+            Ok(n) => {
+                println!("wrote {n} stored programs to {}", dir.display());
                 ExitCode::SUCCESS
             }
             Err(e) => {

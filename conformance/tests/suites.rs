@@ -36,3 +36,72 @@ fn all_suites_pass_except_known_failures() {
         fixed
     );
 }
+
+/// Every case whose expression compiles, stored (`Program::to_bytes`),
+/// loaded (`Engine::load`) and run: the same bytecode listing, the same
+/// value or error (kind, message, position, hint), the same fuel and the
+/// same memory high-water mark as the compiled program.
+#[test]
+fn stored_programs_run_as_compiled() {
+    let mut suites = Vec::new();
+    for dir in conformance::default_dirs() {
+        suites.extend(conformance::load_dir(&dir).expect("suites load"));
+    }
+    let engine = conformance::engine();
+    let (mut stored, mut mismatches) = (0usize, Vec::new());
+    let mut worst = 0f64;
+    for case in suites.iter().flat_map(|s| &s.tests) {
+        let Ok(compiled) = engine.compile(&case.expression) else {
+            continue;
+        };
+        let ops: usize = compiled
+            .bytecode()
+            .protos()
+            .iter()
+            .map(|p| p.code.len())
+            .sum();
+        let chars = case.expression.chars().count();
+        worst = worst.max((ops as f64 - 16.0) / chars.max(1) as f64);
+        let bytes = compiled.to_bytes();
+        let loaded = match engine.load(&bytes) {
+            Ok(p) => p,
+            Err(e) => {
+                mismatches.push(format!("{}: load failed: {e}", case.expression));
+                continue;
+            }
+        };
+        stored += 1;
+        if compiled.to_string() != loaded.to_string() {
+            mismatches.push(format!("{}: listings differ", case.expression));
+            continue;
+        }
+        let context = case
+            .context
+            .clone()
+            .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+        let Ok(xpr::Value::Object(context)) = xpr::Value::from_json(&context) else {
+            continue;
+        };
+        let run = |p: &xpr::Program| {
+            let mut vm = xpr::Vm::new();
+            let r = p
+                .run_in(&mut vm, &*context)
+                .map_err(|e| (e.kind(), e.to_string(), e.hint().map(str::to_string)));
+            (r, vm.fuel_used(), vm.peak_memory())
+        };
+        let (a, b) = (run(&compiled), run(&loaded));
+        if a != b {
+            mismatches.push(format!("{}: {a:?} != {b:?}", case.expression));
+        }
+    }
+    assert!(stored > 1000, "only {stored} programs stored");
+    // `Engine::load` refuses more than 2 instructions a source byte (+ 64):
+    // compiled programs stay far below.
+    assert!(worst < 1.0, "{worst} instructions a character");
+    assert!(
+        mismatches.is_empty(),
+        "{} of {stored} differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}

@@ -52,6 +52,12 @@ pub const fn heap() -> Heap {
 /// bytes failed`), which the fuzzer reports as a crash. A panic lifts the
 /// cap first, so that its message and backtrace can be written.
 pub fn run_capped(heap: &'static Heap, src: &str) {
+    capped(heap, || run_small(src));
+}
+
+/// Runs `f` with `heap` capped at [`HEAP_ALLOWANCE`] bytes above what is
+/// in use before (see [`run_capped`]).
+fn capped(heap: &'static Heap, f: impl FnOnce()) {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -65,7 +71,7 @@ pub fn run_capped(heap: &'static Heap, src: &str) {
     let _ = small_engine();
     let base = heap.allocated();
     let _ = heap.set_limit(base.saturating_add(HEAP_ALLOWANCE));
-    run_small(src);
+    f();
     let _ = heap.set_limit(usize::MAX);
 }
 
@@ -129,6 +135,58 @@ pub fn run_small(src: &str) {
             return;
         }
     };
+    check_run(&program, src, true);
+}
+
+/// `bytes` as a stored program: whole when it starts with `XPRC`, else a
+/// body given a header with its length and checksum.
+pub fn sealed(bytes: &[u8]) -> Vec<u8> {
+    if bytes.starts_with(b"XPRC") {
+        return bytes.to_vec();
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 14);
+    out.extend_from_slice(b"XPRC");
+    out.extend_from_slice(&xpr::STORED_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(&crc32(bytes).to_le_bytes());
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// CRC-32 (IEEE), as stored programs use it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { 0xEDB8_8320 ^ (crc >> 1) } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// [`load_small`] under the heap cap of [`run_capped`].
+pub fn load_capped(heap: &'static Heap, bytes: &[u8]) {
+    capped(heap, || load_small(bytes));
+}
+
+/// Loads `bytes` ([`sealed`]) with the small engine and, when accepted,
+/// runs the program with the checks of [`run_small`] (error positions
+/// excepted: a stored program's positions are data). Loading must refuse
+/// or accept, never panic.
+pub fn load_small(bytes: &[u8]) {
+    let Ok(program) = small_engine().load(&sealed(bytes)) else {
+        return;
+    };
+    let src = program.source().to_string();
+    check_run(&program, &src, false);
+}
+
+/// Runs `program` (compiled from or stored with `src`) against the
+/// context and checks what [`run_small`] says; error positions only when
+/// `spans`.
+fn check_run(program: &xpr::Program, src: &str, spans: bool) {
+    let engine = small_engine();
     let mut vm = xpr::Vm::new();
     let start = cpu_time::ThreadTime::try_now().ok();
     let result = program.run_in(&mut vm, context());
@@ -151,7 +209,9 @@ pub fn run_small(src: &str) {
         );
     }
     if let Err(err) = result {
-        check_error(&err, src);
+        if spans {
+            check_error(&err, src);
+        }
         assert!(
             !matches!(
                 err.kind(),

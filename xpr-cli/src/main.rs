@@ -1,7 +1,8 @@
 //! The `xpr` command-line tool: evaluate XPR expressions once (`eval`), over
 //! streams of JSON records (`run`), in bulk for harnesses (`batch`), or only
-//! check and list them (`check`, `disasm`), or describe the language
-//! (`card`). See `docs/cli.md`.
+//! check and list them (`check`, `disasm`), store them compiled
+//! (`compile`, then `--program`), or describe the language (`card`). See
+//! `docs/cli.md`.
 //!
 //! This file: argument parsing (clap, derive), the shared limits flags, exit
 //! statuses, and dispatch to one module per subcommand.
@@ -31,6 +32,7 @@ mod json_scan;
 mod run;
 mod sample;
 mod source;
+mod stored;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -120,6 +122,9 @@ enum Command {
     Check(CheckArgs),
     /// Print the bytecode listing of a compiled expression.
     Disasm(DisasmArgs),
+    /// Compile an expression to a stored program file, for `run --program`
+    /// and `eval --program` (no parsing or compiling when it is run).
+    Compile(stored::CompileArgs),
     /// Print the language card: XPR in brief, for an LLM's system prompt.
     Card(card::CardArgs),
 }
@@ -127,8 +132,16 @@ enum Command {
 /// `eval` flags.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// The expression.
+    /// The expression (none with `--program`).
+    #[arg(
+        required_unless_present = "program",
+        default_value = "",
+        hide_default_value = true
+    )]
     pub expr: String,
+    /// Run the stored program FILE (`xpr compile -o FILE`) instead of an expression.
+    #[arg(long, value_name = "FILE")]
+    pub program: Option<PathBuf>,
     /// The context: a JSON object whose fields are the expression's variables.
     #[arg(
         long,
@@ -274,11 +287,15 @@ pub struct RunArgs {
     /// where every argument is an input file).
     #[arg(
         value_name = "EXPR",
-        required_unless_present = "agg",
+        required_unless_present_any = ["agg", "program"],
         default_value = "",
         hide_default_value = true
     )]
     pub expr: String,
+    /// Run the stored program FILE (`xpr compile -o FILE`) instead of an
+    /// expression: every positional argument is then an input file.
+    #[arg(long, value_name = "FILE", conflicts_with = "agg")]
+    pub program: Option<PathBuf>,
     /// Input files; `-` or none for stdin.
     pub files: Vec<PathBuf>,
     /// The input layout.
@@ -452,6 +469,11 @@ pub struct GuardArgs {
     /// expression's form shows its type, else on each result.
     #[arg(long, value_name = "TYPE", value_parser = parse_type)]
     pub expect: Option<xpr::ValueType>,
+    /// The stored program `--program` names, read and loaded once
+    /// before the subcommand runs: [`GuardArgs::compile`] loads it
+    /// instead of compiling.
+    #[arg(skip)]
+    pub stored: Option<std::sync::Arc<[u8]>>,
 }
 
 fn parse_type(s: &str) -> Result<xpr::ValueType, String> {
@@ -474,6 +496,13 @@ impl GuardArgs {
     /// # Errors
     /// Any compile error, a result type known to differ from `--expect`.
     pub fn compile(&self, engine: &xpr::Engine, source: &str) -> Result<xpr::Program, xpr::Error> {
+        if let Some(bytes) = &self.stored {
+            let program = engine.load(bytes)?;
+            return match self.expect {
+                Some(t) => program.expecting(t),
+                None => Ok(program),
+            };
+        }
         match self.expect {
             Some(t) => engine.compile_expecting(source, t),
             None => engine.compile(source),
@@ -484,7 +513,7 @@ impl GuardArgs {
 /// Parses the command line, runs the subcommand, prints any final message
 /// and returns the exit status.
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors to stderr, status 2.
@@ -497,6 +526,9 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if let Err(exit) = stored::prepare(&mut cli.command) {
+        return finish(Err(exit));
+    }
     let result = match cli.command {
         Command::Eval(a) => eval::eval(&a),
         // -r writes lines of text; a table or a columnar file has its own
@@ -527,8 +559,14 @@ fn main() -> ExitCode {
         Command::Batch(a) => batch::batch(&a),
         Command::Check(a) => check::check(&a),
         Command::Disasm(a) => eval::disasm(&a),
+        Command::Compile(a) => stored::compile(&a),
         Command::Card(a) => card::card(&a),
     };
+    finish(result)
+}
+
+/// Prints the final message, if any, and gives the exit status.
+fn finish(result: Result<(), Exit>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(exit) => {

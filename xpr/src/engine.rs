@@ -19,6 +19,9 @@ use xpr_vm::{
 
 use crate::expect::{self, ValueType};
 
+mod store;
+pub use store::{STORED_FORMAT_VERSION, STORED_MAGIC};
+
 /// Every budget of a compile and a run. `None` means unlimited.
 ///
 /// Defaults: the spec's limits (10,000 characters, AST depth 50, timeout
@@ -378,6 +381,7 @@ impl Engine {
             result_type: expect::static_type(&ast),
             expected: None,
             check_result: false,
+            loaded: false,
             root: Span::new(ast.span.start, ast.span.end),
             limits: Arc::new(self.limits.clone()),
             config: Arc::new(RunOptions {
@@ -520,6 +524,10 @@ pub struct Program {
     /// Whether each result's type is checked against `expected` (only
     /// when `result_type` does not settle it).
     check_result: bool,
+    /// Whether the program was loaded ([`Engine::load`]): its result type
+    /// is then the file's word, not the compiler's, so results are checked
+    /// whatever it says.
+    loaded: bool,
     /// The whole expression, where a result of the wrong type is reported.
     root: Span,
     /// The binary operators of the source, to name a null operand in a
@@ -695,7 +703,7 @@ impl Program {
             Some(t) if t != expected => Err(expect::mismatch(expected, t, self.root, true)),
             known => {
                 self.expected = Some(expected);
-                self.check_result = known.is_none();
+                self.check_result = known.is_none() || self.loaded;
                 Ok(self)
             }
         }
@@ -713,6 +721,13 @@ impl Program {
     /// instead, is not foreseen (a JSON record holds no function).
     pub fn result_type(&self) -> Option<ValueType> {
         self.result_type
+    }
+
+    /// The source text the program was compiled from (also for a program
+    /// [`Engine::load`] loaded: stored programs keep it, for error hints
+    /// and listings).
+    pub fn source(&self) -> &str {
+        self.nulls.source()
     }
 
     /// The type results must have, set by [`Program::expecting`].

@@ -53,7 +53,10 @@ mod nulls;
 pub use card::{Card, CardEntry, CardExample, CardMistake, card, card_with};
 pub use check::{CheckReport, Warning};
 pub use diagnostic::{Diagnostic, Severity, render_error};
-pub use engine::{Engine, Limits, Program, Randomness, RunConfig, SyntaxError, WallCeiling};
+pub use engine::{
+    Engine, Limits, Program, Randomness, RunConfig, STORED_FORMAT_VERSION, STORED_MAGIC,
+    SyntaxError, WallCeiling,
+};
 pub use expect::ValueType;
 pub use lint::Lint;
 pub use xpr_vm::bind;

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use xpr_syntax::ast::{Element, Expr, ExprKind, Pattern, Property, UnaryOp};
+use xpr_vm::program::store::{Reader, Writer};
 use xpr_vm::{Error, ErrorKind, Span, foreign};
 
 /// The longest expression, in characters, a hint quotes whole; a longer
@@ -299,5 +300,62 @@ fn pattern(p: &Pattern, out: &mut Vec<Site>) {
                 }
             }
         }
+    }
+}
+
+/// Stored programs ([`crate::Program::to_bytes`]): the source and the
+/// operator sites, as they are (a span out of the source names nothing:
+/// [`slice`] gives `None` and the VM's hint stays).
+impl NullSites {
+    /// The source text.
+    pub(crate) fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Appends the source and the sites.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        w.str(&self.source);
+        w.len(self.sites.len());
+        for s in self.sites.iter() {
+            w.span(s.whole);
+            w.span(s.lhs.0);
+            w.bool(s.lhs.1);
+            match s.rhs {
+                Some((span, simple)) => {
+                    w.u8(1);
+                    w.span(span);
+                    w.bool(simple);
+                }
+                None => w.u8(0),
+            }
+            w.bool(s.bare);
+        }
+    }
+
+    /// Reads what [`NullSites::write`] wrote.
+    pub(crate) fn read(r: &mut Reader) -> Result<Self, Error> {
+        let source: Arc<str> = r.str()?.into();
+        let n = r.count()?;
+        let mut sites = Vec::with_capacity(n);
+        for _ in 0..n {
+            let whole = r.span()?;
+            let lhs = (r.span()?, r.bool()?);
+            let rhs = if r.bool()? {
+                Some((r.span()?, r.bool()?))
+            } else {
+                None
+            };
+            let bare = r.bool()?;
+            sites.push(Site {
+                whole,
+                lhs,
+                rhs,
+                bare,
+            });
+        }
+        Ok(NullSites {
+            source,
+            sites: sites.into(),
+        })
     }
 }

@@ -15,5 +15,6 @@ mod cli_hints;
 mod cli_output;
 mod cli_run;
 mod cli_schema_audit;
+mod cli_stored;
 mod common;
 mod conformance_batch;

@@ -16,6 +16,7 @@ mod disasm;
 mod op;
 mod parts;
 mod paths;
+pub mod store;
 
 pub(crate) use disasm::show_value;
 pub use op::{Capture, Cmp, Op};

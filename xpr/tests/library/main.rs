@@ -14,4 +14,5 @@ mod hints;
 mod hostile;
 mod limits;
 mod proportion;
+mod stored;
 mod straight;
