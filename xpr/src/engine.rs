@@ -13,8 +13,9 @@ use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
 use crate::lint::Lint;
 use crate::nulls::NullSites;
 use xpr_vm::{
-    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError, HostFunction,
-    Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction, vm::Output,
+    Arity, Budget, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError,
+    HostFunction, Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
+    vm::Output,
 };
 
 use crate::expect::{self, ValueType};
@@ -387,6 +388,7 @@ impl Engine {
                 cancel: None,
                 stopwatch: self.stopwatch.clone(),
             }),
+            budget: None,
         })
     }
 
@@ -502,6 +504,9 @@ pub struct RunConfig {
     pub limits: Option<Limits>,
     /// A handle another thread may use to cancel this run.
     pub cancel: Option<CancelHandle>,
+    /// A budget this run draws its fuel and time from, shared with other
+    /// runs (instead of the program's, [`Program::with_budget`]).
+    pub budget: Option<Budget>,
     /// The seed for `random()` in this run.
     pub seed: Option<u64>,
     /// The instant `now()` returns in this run, in epoch milliseconds.
@@ -530,6 +535,8 @@ pub struct Program {
     /// The engine's settings, built once: a run without overrides passes
     /// them to the VM as they are (no per-run copying or seeding).
     config: Arc<RunOptions>,
+    /// The shared budget every run draws from ([`Program::with_budget`]).
+    pub(crate) budget: Option<Budget>,
 }
 
 thread_local! {
@@ -562,11 +569,26 @@ impl Program {
     pub fn run(&self, context: &dyn Context) -> Result<Value, Error> {
         let options = &*self.config;
         let result = VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => vm.run(&self.program, context, options),
+            Ok(mut vm) => self.exec(&mut vm, context, options, None),
             // Re-entered from a host function on this thread: use a fresh VM.
-            Err(_) => Vm::new().run(&self.program, context, options),
+            Err(_) => self.exec(&mut Vm::new(), context, options, None),
         });
         self.checked(result)
+    }
+
+    /// One run on `vm`, drawing from `budget` or the program's budget, if any.
+    #[inline]
+    fn exec(
+        &self,
+        vm: &mut Vm,
+        context: &dyn Context,
+        options: &RunOptions,
+        budget: Option<&Budget>,
+    ) -> Result<Value, Error> {
+        match budget.or(self.budget.as_ref()) {
+            None => vm.run(&self.program, context, options),
+            Some(b) => vm.run_budgeted(&self.program, context, options, b),
+        }
     }
 
     /// Runs with per-run overrides (limits, cancellation, seed, clock).
@@ -575,9 +597,10 @@ impl Program {
     /// As [`Program::run`].
     pub fn run_with(&self, context: &dyn Context, config: &RunConfig) -> Result<Value, Error> {
         let options = self.options(config);
+        let budget = config.budget.as_ref();
         let result = VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => vm.run(&self.program, context, &options),
-            Err(_) => Vm::new().run(&self.program, context, &options),
+            Ok(mut vm) => self.exec(&mut vm, context, &options, budget),
+            Err(_) => self.exec(&mut Vm::new(), context, &options, budget),
         });
         self.checked(result)
     }
@@ -587,7 +610,7 @@ impl Program {
     /// # Errors
     /// As [`Program::run`].
     pub fn run_in(&self, vm: &mut Vm, context: &dyn Context) -> Result<Value, Error> {
-        self.checked(vm.run(&self.program, context, &self.config))
+        self.checked(self.exec(vm, context, &self.config, None))
     }
 
     /// Runs on a VM the caller keeps, with per-run overrides (as
@@ -617,14 +640,15 @@ impl Program {
         config: &RunConfig,
     ) -> Result<Value, Error> {
         let options = self.options(config);
-        self.checked(vm.run(&self.program, context, &options))
+        self.checked(self.exec(vm, context, &options, config.budget.as_ref()))
     }
 
     /// Runs on a VM the caller keeps, as [`Program::run_in`], handing over
     /// an object literal result as its fields ([`Output::Fields`]) rather
     /// than building it, for hosts that convert the result at once (the
     /// Python package's dicts, JSON output). Fuel, memory and errors are
-    /// those of [`Program::run_in`].
+    /// those of [`Program::run_in`]. With a budget
+    /// ([`Program::with_budget`]) the result comes as a value.
     ///
     /// ```
     /// use xpr::{Engine, Output, Vm};
@@ -648,6 +672,9 @@ impl Program {
         vm: &'vm mut Vm,
         context: &dyn Context,
     ) -> Result<Output<'vm>, Error> {
+        if self.budget.is_some() {
+            return self.run_in(vm, context).map(Output::Value);
+        }
         match vm.run_fields(&self.program, context, &self.config) {
             Ok(Output::Value(v)) => self.checked(Ok(v)).map(Output::Value),
             Ok(Output::Fields(f)) => match (self.check_result, self.expected) {

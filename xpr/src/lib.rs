@@ -42,6 +42,7 @@ pub mod bytecode {
     pub use xpr_vm::stdlib::function_name;
 }
 
+mod budget;
 mod card;
 mod check;
 mod diagnostic;
@@ -62,8 +63,8 @@ pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::vm::{Fields, Output};
 pub use xpr_vm::{
-    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, Field, HostError, Key,
-    Map, Meter, Span, Stopwatch, SystemStopwatch, ToValue, Value, Vm,
+    Arity, Budget, BudgetReport, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind,
+    Field, HostError, Key, Map, Meter, Span, Stopwatch, SystemStopwatch, ToValue, Value, Vm,
 };
 
 /// `#[derive(Context)]` (feature `derive`): a host struct as a program's

@@ -3,6 +3,7 @@
 //! (README, "Test"). Add tests to a module here rather than a new file in
 //! `tests/`.
 
+mod budget;
 mod card;
 mod common;
 mod compile_and_format_budgets;
