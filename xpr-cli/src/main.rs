@@ -345,6 +345,12 @@ pub struct RunArgs {
     /// and a summary line).
     #[arg(long, requires = "audit")]
     pub audit_records: bool,
+    /// Fuel all records may use together, one budget every `--jobs`
+    /// worker draws from (on top of `--fuel` per record): once it is spent,
+    /// each record left fails with `Fuel budget exhausted: shared budget
+    /// spent` (under `--on-error`); the summary says how much was used.
+    #[arg(long, value_name = "N", conflicts_with_all = ["agg", "slurp"])]
+    pub total_fuel: Option<u64>,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -364,6 +370,11 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
+    /// Fuel all lines may use together (on top of `--fuel` per line): once
+    /// it is spent, each line left is answered with `Fuel budget exhausted:
+    /// shared budget spent`; a last line on stderr says how much was used.
+    #[arg(long, value_name = "N")]
+    pub total_fuel: Option<u64>,
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
@@ -521,7 +532,13 @@ fn main() -> ExitCode {
             if matches!(a.input, InputFormat::Parquet | InputFormat::Arrow)
                 || matches!(a.output_format, OutputFormat::Parquet | OutputFormat::Arrow) =>
         {
-            columnar::run(&a)
+            if a.total_fuel.is_some() {
+                Err(Exit::usage(format_args!(
+                    "--total-fuel works with NDJSON, JSON, CSV or TSV input, not Parquet or Arrow"
+                )))
+            } else {
+                columnar::run(&a)
+            }
         }
         Command::Run(a) => run::run(&a),
         Command::Batch(a) => batch::batch(&a),

@@ -6,6 +6,7 @@
 mod cli;
 mod cli_agg;
 mod cli_bounds;
+mod cli_budget;
 mod cli_calls;
 mod cli_card;
 #[cfg(feature = "columnar")]
