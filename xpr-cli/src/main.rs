@@ -23,6 +23,7 @@ mod columnar;
 #[path = "columnar_off.rs"]
 mod columnar;
 mod eval;
+mod explain;
 mod input;
 mod json_deep;
 mod json_in;
@@ -120,6 +121,8 @@ enum Command {
     Check(CheckArgs),
     /// Print the bytecode listing of a compiled expression.
     Disasm(DisasmArgs),
+    /// Evaluate one expression and show why its result is what it is.
+    Explain(explain::ExplainArgs),
     /// Print the language card: XPR in brief, for an LLM's system prompt.
     Card(card::CardArgs),
 }
@@ -544,6 +547,7 @@ fn main() -> ExitCode {
         Command::Batch(a) => batch::batch(&a),
         Command::Check(a) => check::check(&a),
         Command::Disasm(a) => eval::disasm(&a),
+        Command::Explain(a) => explain::explain(&a),
         Command::Card(a) => card::card(&a),
     };
     match result {

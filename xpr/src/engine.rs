@@ -137,6 +137,20 @@ impl fmt::Debug for Engine {
 }
 
 impl Engine {
+    /// The engine's settings without the host functions' documentation
+    /// (what compiling and running need), for [`Program::explain`].
+    pub(crate) fn for_explain(&self) -> Engine {
+        Engine {
+            limits: self.limits.clone(),
+            host: self.host.clone(),
+            host_docs: BTreeMap::new(),
+            clock: self.clock.clone(),
+            randomness: self.randomness,
+            stopwatch: self.stopwatch.clone(),
+            capabilities: self.capabilities.clone(),
+        }
+    }
+
     /// An engine with default limits, the system clock and entropy-seeded randomness.
     pub fn new() -> Self {
         Engine {
@@ -389,6 +403,7 @@ impl Engine {
                 stopwatch: self.stopwatch.clone(),
             }),
             budget: None,
+            origin: crate::explain::origin(self, source),
         })
     }
 
@@ -537,6 +552,8 @@ pub struct Program {
     config: Arc<RunOptions>,
     /// The shared budget every run draws from ([`Program::with_budget`]).
     pub(crate) budget: Option<Budget>,
+    /// The source and the engine's settings, for [`Program::explain`].
+    pub(crate) origin: Option<Arc<crate::explain::Origin>>,
 }
 
 thread_local! {

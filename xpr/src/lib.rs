@@ -48,6 +48,8 @@ mod check;
 mod diagnostic;
 mod engine;
 mod expect;
+pub mod explain;
+mod explain_render;
 mod lint;
 mod nulls;
 
@@ -56,6 +58,7 @@ pub use check::{CheckReport, Warning};
 pub use diagnostic::{Diagnostic, Severity, render_error};
 pub use engine::{Engine, Limits, Program, Randomness, RunConfig, SyntaxError, WallCeiling};
 pub use expect::ValueType;
+pub use explain::Explanation;
 pub use lint::Lint;
 pub use xpr_vm::bind;
 pub use xpr_vm::foreign;

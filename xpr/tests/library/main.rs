@@ -9,6 +9,7 @@ mod common;
 mod compile_and_format_budgets;
 mod context_paths;
 mod derive;
+mod explain;
 mod fields;
 mod guardrails;
 mod hints;
