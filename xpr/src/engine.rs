@@ -837,10 +837,12 @@ impl Program {
     }
 
     /// An estimate of the heap bytes the program holds (bytecode,
-    /// constants, names, and its regex literals' compiled size): what a
-    /// host that caches many programs should bound (`xpr batch` does).
+    /// constants, names, its regex literals' compiled size, and its source,
+    /// kept for [`Program::explain`]): what a host that caches many
+    /// programs should bound (`xpr batch` does).
     pub fn heap_bytes(&self) -> u64 {
-        self.program.heap_bytes()
+        let source = self.origin.as_ref().map_or(0, |o| o.source.len() as u64);
+        self.program.heap_bytes() + source
     }
 
     /// The underlying bytecode program.
