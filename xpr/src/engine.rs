@@ -664,8 +664,7 @@ impl Program {
     /// an object literal result as its fields ([`Output::Fields`]) rather
     /// than building it, for hosts that convert the result at once (the
     /// Python package's dicts, JSON output). Fuel, memory and errors are
-    /// those of [`Program::run_in`]. With a budget
-    /// ([`Program::with_budget`]) the result comes as a value.
+    /// those of [`Program::run_in`].
     ///
     /// ```
     /// use xpr::{Engine, Output, Vm};
@@ -689,10 +688,11 @@ impl Program {
         vm: &'vm mut Vm,
         context: &dyn Context,
     ) -> Result<Output<'vm>, Error> {
-        if self.budget.is_some() {
-            return self.run_in(vm, context).map(Output::Value);
-        }
-        match vm.run_fields(&self.program, context, &self.config) {
+        let output = match &self.budget {
+            None => vm.run_fields(&self.program, context, &self.config),
+            Some(b) => vm.run_fields_budgeted(&self.program, context, &self.config, b),
+        };
+        match output {
             Ok(Output::Value(v)) => self.checked(Ok(v)).map(Output::Value),
             Ok(Output::Fields(f)) => match (self.check_result, self.expected) {
                 (true, Some(want)) if want != ValueType::Object => {

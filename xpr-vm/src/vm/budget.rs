@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::errors::{cancelled, out_of_fuel};
+use super::run::{Fields, Output};
 use super::runtime::Rng;
 use super::{Vm, timer};
 use crate::compare;
@@ -205,6 +206,29 @@ impl Vm {
         });
         budget.record(self.peak_memory(), spent);
         result
+    }
+
+    /// Runs `program` as [`Vm::run_budgeted`] does, handing over an object
+    /// literal result as its fields, as [`Vm::run_fields`] does.
+    ///
+    /// # Errors
+    /// As [`Vm::run_budgeted`].
+    pub fn run_fields_budgeted(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+        budget: &Shared,
+    ) -> Result<Output<'_>, Error> {
+        self.want_fields = true;
+        let result = self.run_budgeted(program, ctx, opts, budget);
+        self.want_fields = false;
+        let value = result?;
+        Ok(if self.fields.is_empty() {
+            Output::Value(value)
+        } else {
+            Output::Fields(Fields(&self.fields))
+        })
     }
 
     /// A run refused at its start because `budget` is spent: nothing ran.

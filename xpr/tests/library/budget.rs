@@ -289,3 +289,31 @@ fn the_deadline_stops_a_run_that_reaches_it() {
     assert!(e.message().contains("wall-clock ceiling of 5 ms"), "{e}");
     assert!(!own.report().exhausted);
 }
+
+#[test]
+fn an_object_result_still_comes_as_fields() {
+    let program = Engine::new()
+        .compile("{a: x + 1, b: range(300).map(i => i).length}")
+        .expect("compiles");
+    let budget = Budget::new(Some(1_000_000), None);
+    let shared = program.with_budget(&budget);
+    let ctx = json!({"x": 1});
+    let ctx = ctx.as_object().expect("object");
+    let mut vm = Vm::new();
+    let alone = {
+        let _ = program.run_fields_in(&mut vm, ctx).expect("runs");
+        vm.fuel_used()
+    };
+    match shared.run_fields_in(&mut vm, ctx).expect("runs") {
+        xpr::Output::Fields(f) => assert_eq!(f.len(), 2),
+        xpr::Output::Value(v) => panic!("built {v:?}"),
+    }
+    assert_eq!(vm.fuel_used(), alone);
+    assert_eq!(budget.report().fuel_used, alone);
+    let tiny = Budget::new(Some(10), None);
+    let e = program
+        .with_budget(&tiny)
+        .run_fields_in(&mut vm, ctx)
+        .unwrap_err();
+    assert_eq!(e.message(), FUEL_SPENT);
+}
