@@ -45,12 +45,14 @@ pub const TIME_SPENT: &str = "Expression timeout exceeded: shared time budget sp
 /// let budget = Budget::new(Some(5_000), None);
 /// let mut vm = Vm::new();
 /// let opts = RunOptions::default();
+/// let mut used = 0;
 /// for _ in 0..3 {
 ///     vm.run_budgeted(&Program::default(), &(), &opts, &budget)?;
+///     used += vm.fuel_used();
 /// }
 /// let report = budget.report();
 /// assert_eq!(report.runs, 3);
-/// assert_eq!(report.fuel_used, 0);
+/// assert_eq!(report.fuel_used, used);
 /// assert!(!report.exhausted);
 /// # Ok::<(), xpr_vm::Error>(())
 /// ```
