@@ -121,7 +121,7 @@ impl Role {
 impl Program {
     /// Runs the program against `context` and explains its result: the
     /// value of each sub-expression that decided it (see
-    /// [`crate::explain`](self)). Off the fast path: the normal run is the
+    /// [`crate::explain`]). Off the fast path: the normal run is the
     /// one [`Program::run`] does, then the deciding sub-expressions are
     /// evaluated as programs of their own, each under the program's
     /// limits, all together within [`EXPLAIN_FACTOR`] times its fuel and
