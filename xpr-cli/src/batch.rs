@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use xpr::{Diagnostic, Engine, Key, Program, Severity, Value, ValueType, Vm};
+use xpr::{Budget, Diagnostic, Engine, Key, Program, RunConfig, Severity, Value, ValueType, Vm};
 use xpr_schema::OutputSchema;
 
 use super::audit::{self, AuditLog};
@@ -241,6 +241,8 @@ fn error_line(out: &mut Vec<u8>, d: &Diagnostic) {
 /// compiled programs, the VM, and the output schema and audit log.
 struct Batcher {
     engine: Engine,
+    /// `--total-fuel`: the budget every line draws from.
+    config: Option<RunConfig>,
     cache: Cache,
     vm: Vm,
     schema: Option<OutputSchema>,
@@ -262,6 +264,7 @@ impl Batcher {
     fn new(engine: Engine, cache: Cache) -> Self {
         Batcher {
             engine,
+            config: None,
             cache,
             vm: Vm::new(),
             schema: None,
@@ -373,9 +376,13 @@ impl Batcher {
             Err(d) => return Ok(Err(d)),
         };
         let started = self.log.is_some().then(|| (Instant::now(), audit::start()));
-        let result = match &request.context {
-            Some(c) => program.run_in(&mut self.vm, c),
-            None => program.run_in(&mut self.vm, &()),
+        let context: &dyn xpr::Context = match &request.context {
+            Some(c) => c,
+            None => &(),
+        };
+        let result = match &self.config {
+            None => program.run_in(&mut self.vm, context),
+            Some(config) => program.run_in_with(&mut self.vm, context, config),
         };
         answered.ran = true;
         if let Some((wall, started)) = started {
@@ -431,6 +438,10 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         Cache::new(args.cache, args.cache_bytes).expecting(args.guard.expect),
     );
     batcher.schema = args.output.schema()?;
+    batcher.config = args.total_fuel.map(|n| RunConfig {
+        budget: Some(Budget::new(Some(n), None)),
+        ..RunConfig::default()
+    });
     batcher.log = args.output.audit()?;
     let mut stdin = std::io::BufReader::with_capacity(64 << 10, std::io::stdin().lock());
     let mut stdout = BufWriter::new(std::io::stdout().lock());
@@ -493,6 +504,11 @@ pub fn batch(args: &BatchArgs) -> Result<(), Exit> {
         if let Some(log) = &mut batcher.log {
             log.flush()?;
         }
+    }
+    if let Some(budget) = batcher.config.as_ref().and_then(|c| c.budget.as_ref()) {
+        let line = super::run::total_fuel_line(&budget.report());
+        // A closed stderr leaves nothing to report to.
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }
     Ok(())
 }

@@ -13,18 +13,34 @@ use super::{DisasmArgs, EvalArgs, Exit, read_path};
 /// Reads the context of `eval`: `--context JSON` or `--context-file FILE`;
 /// an empty object when neither is given.
 fn context(args: &EvalArgs) -> Result<Value, Exit> {
-    let (bytes, what) = match (&args.context, &args.context_file) {
+    read_context(
+        args.context.as_deref(),
+        args.context_file.as_deref(),
+        args.max_context_bytes,
+        args.limits.value_depth(),
+    )
+}
+
+/// Reads a context object: `text` (`--context`) or the file at `path`
+/// (`--context-file`), at most `max` bytes, values at most `depth` deep;
+/// an empty object when neither is given.
+pub(crate) fn read_context(
+    text: Option<&str>,
+    path: Option<&std::path::Path>,
+    max: usize,
+    depth: u32,
+) -> Result<Value, Exit> {
+    let (bytes, what) = match (text, path) {
         (Some(text), _) => {
-            if text.len() > args.max_context_bytes {
+            if text.len() > max {
                 return Err(Exit::usage(format_args!(
-                    "--context: longer than {} bytes (--max-context-bytes)",
-                    args.max_context_bytes
+                    "--context: longer than {max} bytes (--max-context-bytes)"
                 )));
             }
             (text.as_bytes().to_vec(), "--context".to_string())
         }
         (None, Some(path)) => (
-            read_path(path, args.max_context_bytes, "--max-context-bytes")?,
+            read_path(path, max, "--max-context-bytes")?,
             path.display().to_string(),
         ),
         (None, None) => return Ok(Value::object(Map::default())),
@@ -32,7 +48,7 @@ fn context(args: &EvalArgs) -> Result<Value, Exit> {
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Err(Exit::usage(format_args!("{what}: invalid UTF-8")));
     };
-    let mut conv = Conv::new(false, args.limits.value_depth());
+    let mut conv = Conv::new(false, depth);
     let value = json_in::parse_value(text, &mut conv).map_err(|e| {
         if e.is_data() {
             return Exit::usage(format_args!("{what}: {}", e.message()));

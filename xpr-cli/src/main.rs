@@ -24,6 +24,7 @@ mod columnar;
 #[path = "columnar_off.rs"]
 mod columnar;
 mod eval;
+mod explain;
 mod input;
 mod json_deep;
 mod json_in;
@@ -125,6 +126,8 @@ enum Command {
     /// Compile an expression to a stored program file, for `run --program`
     /// and `eval --program` (no parsing or compiling when it is run).
     Compile(stored::CompileArgs),
+    /// Evaluate one expression and show why its result is what it is.
+    Explain(explain::ExplainArgs),
     /// Print the language card: XPR in brief, for an LLM's system prompt.
     Card(card::CardArgs),
 }
@@ -362,6 +365,12 @@ pub struct RunArgs {
     /// and a summary line).
     #[arg(long, requires = "audit")]
     pub audit_records: bool,
+    /// Fuel all records may use together, one budget every `--jobs`
+    /// worker draws from (on top of `--fuel` per record): once it is spent,
+    /// each record left fails with `Fuel budget exhausted: shared budget
+    /// spent` (under `--on-error`); the summary says how much was used.
+    #[arg(long, value_name = "N", conflicts_with_all = ["agg", "slurp"])]
+    pub total_fuel: Option<u64>,
     /// The budgets every subcommand takes (`--fuel`, `--max-memory`, ...).
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -381,6 +390,11 @@ pub struct BatchArgs {
     /// Longest input line accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_record_bytes: usize,
+    /// Fuel all lines may use together (on top of `--fuel` per line): once
+    /// it is spent, each line left is answered with `Fuel budget exhausted:
+    /// shared budget spent`; a last line on stderr says how much was used.
+    #[arg(long, value_name = "N")]
+    pub total_fuel: Option<u64>,
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,
@@ -553,13 +567,20 @@ fn main() -> ExitCode {
             if matches!(a.input, InputFormat::Parquet | InputFormat::Arrow)
                 || matches!(a.output_format, OutputFormat::Parquet | OutputFormat::Arrow) =>
         {
-            columnar::run(&a)
+            if a.total_fuel.is_some() {
+                Err(Exit::usage(format_args!(
+                    "--total-fuel works with NDJSON, JSON, CSV or TSV input, not Parquet or Arrow"
+                )))
+            } else {
+                columnar::run(&a)
+            }
         }
         Command::Run(a) => run::run(&a),
         Command::Batch(a) => batch::batch(&a),
         Command::Check(a) => check::check(&a),
         Command::Disasm(a) => eval::disasm(&a),
         Command::Compile(a) => stored::compile(&a),
+        Command::Explain(a) => explain::explain(&a),
         Command::Card(a) => card::card(&a),
     };
     finish(result)

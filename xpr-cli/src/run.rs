@@ -16,7 +16,7 @@ use std::io::BufWriter;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use xpr::{Context, Error, Field, Key, Output, Program, Value, Vm, render_error};
+use xpr::{Budget, Context, Error, Field, Key, Output, Program, Value, Vm, render_error};
 use xpr_schema::OutputSchema;
 
 use super::audit;
@@ -36,6 +36,7 @@ mod writer;
 
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs};
 use failure::{json_failure, with_field_hint};
+pub(crate) use writer::total_fuel_line;
 use writer::{Writer, finish_now, progress_bar};
 
 /// How many per-record errors are printed before the rest are only counted.
@@ -663,13 +664,20 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
     };
     let program = compiled.map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     super::warn_unknown_functions(&program);
+    // `--total-fuel`: every worker's copy of the program draws from it.
+    let budget = args.total_fuel.map(|n| Budget::new(Some(n), None));
+    let attach = |p: Program| match &budget {
+        Some(b) => p.with_budget(b),
+        None => p,
+    };
+    let program = attach(program);
     let inputs = input::open(&args.files)?;
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
         usize::from,
     );
     // The same source compiles to the same program (it did once).
-    let recompile = || args.guard.compile(&engine, &args.expr).ok();
+    let recompile = || args.guard.compile(&engine, &args.expr).ok().map(attach);
     let job = Job {
         program,
         recompile: &recompile,
@@ -704,6 +712,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         totals: audit::Totals::default(),
         table,
         on_error: args.on_error,
+        budget: budget.clone(),
     };
     let result = if jobs <= 1 {
         run_inline(&job, inputs, &mut writer)

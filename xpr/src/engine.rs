@@ -13,8 +13,9 @@ use xpr_syntax::{ParseError, ParseErrorKind, ParseOptions};
 use crate::lint::Lint;
 use crate::nulls::NullSites;
 use xpr_vm::{
-    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError, HostFunction,
-    Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction, vm::Output,
+    Arity, Budget, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, HostError,
+    HostFunction, Key, Meter, RunOptions, Span, Stopwatch, Value, Vm, program::UnknownFunction,
+    vm::Output,
 };
 
 use crate::expect::{self, ValueType};
@@ -139,6 +140,20 @@ impl fmt::Debug for Engine {
 }
 
 impl Engine {
+    /// The engine's settings without the host functions' documentation
+    /// (what compiling and running need), for [`Program::explain`].
+    pub(crate) fn for_explain(&self) -> Engine {
+        Engine {
+            limits: self.limits.clone(),
+            host: self.host.clone(),
+            host_docs: BTreeMap::new(),
+            clock: self.clock.clone(),
+            randomness: self.randomness,
+            stopwatch: self.stopwatch.clone(),
+            capabilities: self.capabilities.clone(),
+        }
+    }
+
     /// An engine with default limits, the system clock and entropy-seeded randomness.
     pub fn new() -> Self {
         Engine {
@@ -391,6 +406,8 @@ impl Engine {
                 cancel: None,
                 stopwatch: self.stopwatch.clone(),
             }),
+            budget: None,
+            origin: crate::explain::origin(self, source),
         })
     }
 
@@ -506,6 +523,9 @@ pub struct RunConfig {
     pub limits: Option<Limits>,
     /// A handle another thread may use to cancel this run.
     pub cancel: Option<CancelHandle>,
+    /// A budget this run draws its fuel and time from, shared with other
+    /// runs (instead of the program's, [`Program::with_budget`]).
+    pub budget: Option<Budget>,
     /// The seed for `random()` in this run.
     pub seed: Option<u64>,
     /// The instant `now()` returns in this run, in epoch milliseconds.
@@ -538,6 +558,10 @@ pub struct Program {
     /// The engine's settings, built once: a run without overrides passes
     /// them to the VM as they are (no per-run copying or seeding).
     config: Arc<RunOptions>,
+    /// The shared budget every run draws from ([`Program::with_budget`]).
+    pub(crate) budget: Option<Budget>,
+    /// The source and the engine's settings, for [`Program::explain`].
+    pub(crate) origin: Option<Arc<crate::explain::Origin>>,
 }
 
 thread_local! {
@@ -570,11 +594,26 @@ impl Program {
     pub fn run(&self, context: &dyn Context) -> Result<Value, Error> {
         let options = &*self.config;
         let result = VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => vm.run(&self.program, context, options),
+            Ok(mut vm) => self.exec(&mut vm, context, options, None),
             // Re-entered from a host function on this thread: use a fresh VM.
-            Err(_) => Vm::new().run(&self.program, context, options),
+            Err(_) => self.exec(&mut Vm::new(), context, options, None),
         });
         self.checked(result)
+    }
+
+    /// One run on `vm`, drawing from `budget` or the program's budget, if any.
+    #[inline]
+    fn exec(
+        &self,
+        vm: &mut Vm,
+        context: &dyn Context,
+        options: &RunOptions,
+        budget: Option<&Budget>,
+    ) -> Result<Value, Error> {
+        match budget.or(self.budget.as_ref()) {
+            None => vm.run(&self.program, context, options),
+            Some(b) => vm.run_budgeted(&self.program, context, options, b),
+        }
     }
 
     /// Runs with per-run overrides (limits, cancellation, seed, clock).
@@ -583,9 +622,10 @@ impl Program {
     /// As [`Program::run`].
     pub fn run_with(&self, context: &dyn Context, config: &RunConfig) -> Result<Value, Error> {
         let options = self.options(config);
+        let budget = config.budget.as_ref();
         let result = VM.with(|vm| match vm.try_borrow_mut() {
-            Ok(mut vm) => vm.run(&self.program, context, &options),
-            Err(_) => Vm::new().run(&self.program, context, &options),
+            Ok(mut vm) => self.exec(&mut vm, context, &options, budget),
+            Err(_) => self.exec(&mut Vm::new(), context, &options, budget),
         });
         self.checked(result)
     }
@@ -595,7 +635,7 @@ impl Program {
     /// # Errors
     /// As [`Program::run`].
     pub fn run_in(&self, vm: &mut Vm, context: &dyn Context) -> Result<Value, Error> {
-        self.checked(vm.run(&self.program, context, &self.config))
+        self.checked(self.exec(vm, context, &self.config, None))
     }
 
     /// Runs on a VM the caller keeps, with per-run overrides (as
@@ -625,7 +665,7 @@ impl Program {
         config: &RunConfig,
     ) -> Result<Value, Error> {
         let options = self.options(config);
-        self.checked(vm.run(&self.program, context, &options))
+        self.checked(self.exec(vm, context, &options, config.budget.as_ref()))
     }
 
     /// Runs on a VM the caller keeps, as [`Program::run_in`], handing over
@@ -656,7 +696,11 @@ impl Program {
         vm: &'vm mut Vm,
         context: &dyn Context,
     ) -> Result<Output<'vm>, Error> {
-        match vm.run_fields(&self.program, context, &self.config) {
+        let output = match &self.budget {
+            None => vm.run_fields(&self.program, context, &self.config),
+            Some(b) => vm.run_fields_budgeted(&self.program, context, &self.config, b),
+        };
+        match output {
             Ok(Output::Value(v)) => self.checked(Ok(v)).map(Output::Value),
             Ok(Output::Fields(f)) => match (self.check_result, self.expected) {
                 (true, Some(want)) if want != ValueType::Object => {
@@ -808,10 +852,12 @@ impl Program {
     }
 
     /// An estimate of the heap bytes the program holds (bytecode,
-    /// constants, names, and its regex literals' compiled size): what a
-    /// host that caches many programs should bound (`xpr batch` does).
+    /// constants, names, its regex literals' compiled size, and its source,
+    /// kept for [`Program::explain`]): what a host that caches many
+    /// programs should bound (`xpr batch` does).
     pub fn heap_bytes(&self) -> u64 {
-        self.program.heap_bytes()
+        let source = self.origin.as_ref().map_or(0, |o| o.source.len() as u64);
+        self.program.heap_bytes() + source
     }
 
     /// The underlying bytecode program.

@@ -42,11 +42,14 @@ pub mod bytecode {
     pub use xpr_vm::stdlib::function_name;
 }
 
+mod budget;
 mod card;
 mod check;
 mod diagnostic;
 mod engine;
 mod expect;
+pub mod explain;
+mod explain_render;
 mod lint;
 mod nulls;
 
@@ -58,6 +61,7 @@ pub use engine::{
     SyntaxError, WallCeiling,
 };
 pub use expect::ValueType;
+pub use explain::Explanation;
 pub use lint::Lint;
 pub use xpr_vm::bind;
 pub use xpr_vm::foreign;
@@ -65,8 +69,8 @@ pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
 pub use xpr_vm::vm::{Fields, Output};
 pub use xpr_vm::{
-    Arity, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind, Field, HostError, Key,
-    Map, Meter, Span, Stopwatch, SystemStopwatch, ToValue, Value, Vm,
+    Arity, Budget, BudgetReport, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind,
+    Field, HostError, Key, Map, Meter, Span, Stopwatch, SystemStopwatch, ToValue, Value, Vm,
 };
 
 /// `#[derive(Context)]` (feature `derive`): a host struct as a program's

@@ -33,6 +33,8 @@ pub(super) struct Writer<'a> {
     pub(super) table: Option<super::table::Table>,
     /// For a row the table refuses.
     pub(super) on_error: super::OnError,
+    /// `--total-fuel`: the budget the records drew from.
+    pub(super) budget: Option<xpr::Budget>,
 }
 
 impl Writer<'_> {
@@ -84,6 +86,9 @@ impl Writer<'_> {
             if matches!(fatal.failure, Failure::Unended(_)) {
                 // The records before it were all dealt with: count them.
                 message.push_str(&self.summary());
+            } else if let Some(b) = &self.budget {
+                // No summary, but how much of the total the run used.
+                message.push_str(&total_fuel_line(&b.report()));
             }
             return Err(Exit {
                 code,
@@ -201,13 +206,17 @@ impl Writer<'_> {
         if self.quiet >= 2 {
             return String::new();
         }
-        summary_line(
+        let mut line = summary_line(
             self.records,
             &self.outputs.to_string(),
             self.errors,
             self.started.elapsed().as_secs_f64(),
             self.big_ints,
-        )
+        );
+        if let Some(b) = &self.budget {
+            line.push_str(&total_fuel_line(&b.report()));
+        }
+        line
     }
 
     pub(super) fn finish(mut self) -> Result<(), Exit> {
@@ -239,6 +248,17 @@ pub(super) fn summary_line(
         plural(records, "record", "records"),
         plural(errors, "error", "errors"),
         plural(big_ints, "integer", "integers"),
+    )
+}
+
+/// The line after the summary with `--total-fuel`: `xpr: total fuel 1200
+/// of 5000 used` (`, spent` when a record found it spent).
+pub(crate) fn total_fuel_line(report: &xpr::BudgetReport) -> String {
+    let total = report.fuel_total.unwrap_or(u64::MAX);
+    let spent = if report.exhausted { ", spent" } else { "" };
+    format!(
+        "xpr: total fuel {} of {total} used{spent}\n",
+        report.fuel_used
     )
 }
 

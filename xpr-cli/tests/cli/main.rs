@@ -6,10 +6,12 @@
 mod cli;
 mod cli_agg;
 mod cli_bounds;
+mod cli_budget;
 mod cli_calls;
 mod cli_card;
 #[cfg(feature = "columnar")]
 mod cli_columnar;
+mod cli_explain;
 mod cli_guard;
 mod cli_hints;
 mod cli_output;

@@ -1,17 +1,23 @@
 //! A run's budgets: fuel handed out in chunks (whose refill checks the
 //! cancellation flag and the time limits), memory, call depth and value
-//! depth.
+//! depth; and a run's draw on a budget shared with other runs
+//! ([`crate::Budget`]), taken at the same refills.
 
 use std::sync::Arc;
 
 use super::errors::{cancelled, out_of_fuel};
+use super::run::{Fields, Output};
 use super::runtime::Rng;
 use super::{Vm, timer};
 use crate::compare;
+use crate::context::Context;
 use crate::error::{Error, ErrorKind};
-use crate::limits::CancelHandle;
+use crate::limits::{CancelHandle, RunOptions, WallCeiling};
+use crate::program::Program;
+use crate::shared_budget::{self, Budget as Shared};
 use crate::stdlib;
 use crate::stopwatch::{Stopwatch, SystemStopwatch};
+use crate::value::Value;
 
 /// Instructions between two checks of the time limits and the cancellation flag.
 pub(super) const CHUNK: u64 = 1024;
@@ -36,6 +42,31 @@ pub(super) struct Budget {
     pub(super) cancel: Option<CancelHandle>,
     pub(super) now: Option<f64>,
     pub(super) rng: Rng,
+    /// The shared budget this run draws from ([`Vm::run_budgeted`]).
+    pub(super) shared: Option<Draw>,
+}
+
+/// A run's draw on a shared budget.
+#[derive(Debug)]
+pub(super) struct Draw {
+    budget: Shared,
+    /// Fuel drawn by this run so far (its first chunk included).
+    drawn: u64,
+    /// The run's fuel was lowered to what the budget had left: running
+    /// out of it is the budget's being spent.
+    capped: bool,
+}
+
+impl Budget {
+    /// The error of a run whose fuel is out: the shared budget's, when
+    /// that is what limited it.
+    #[cold]
+    fn out_of_fuel(&self) -> Error {
+        match &self.shared {
+            Some(d) if d.capped => shared_budget::fuel_spent(),
+            _ => out_of_fuel(),
+        }
+    }
 }
 
 impl Vm {
@@ -61,7 +92,13 @@ impl Vm {
         b.tick = 0;
         if need > b.fuel_left {
             b.fuel_left = 0;
-            return Err(out_of_fuel());
+            return Err(b.out_of_fuel());
+        }
+        if let Some(d) = &mut b.shared {
+            if !d.budget.draw_all(need) {
+                return Err(shared_budget::fuel_spent());
+            }
+            d.drawn += need;
         }
         b.fuel_left -= need;
         self.refill()
@@ -72,13 +109,138 @@ impl Vm {
     pub(super) fn refill(&mut self) -> Result<(), Error> {
         self.check_interrupts(false)?;
         let b = &mut self.budget;
-        let take = b.fuel_left.min(CHUNK);
+        let mut take = b.fuel_left.min(CHUNK);
         if take == 0 {
-            return Err(out_of_fuel());
+            return Err(b.out_of_fuel());
+        }
+        if let Some(d) = &mut b.shared {
+            take = d.budget.draw(take);
+            if take == 0 {
+                return Err(shared_budget::fuel_spent());
+            }
+            d.drawn += take;
         }
         b.fuel_left -= take;
         b.tick = take;
         Ok(())
+    }
+
+    /// Runs `program` as [`Vm::run`] does, drawing its fuel from `budget`
+    /// and within its time (see [`crate::shared_budget`]): the run's fuel
+    /// limit and wall-clock ceiling are at most what the budget has left.
+    /// After the run, [`Vm::fuel_used`] is the fuel it took from the budget
+    /// (what it did not use is given back) and its memory is recorded.
+    ///
+    /// A run without a budget pays nothing for this: the draws happen at
+    /// the refills of fuel chunks, out of the dispatch loop's hot path.
+    ///
+    /// # Errors
+    /// As [`Vm::run`], and [`ErrorKind::Fuel`], `Fuel budget exhausted:
+    /// shared budget spent` or [`ErrorKind::Timeout`], `Expression timeout
+    /// exceeded: shared time budget spent`, when the budget runs out (at
+    /// the start, without running, or during the run).
+    pub fn run_budgeted(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+        budget: &Shared,
+    ) -> Result<Value, Error> {
+        let mut lowered: Option<RunOptions> = None;
+        // Whether the run's wall-clock ceiling is the budget's deadline.
+        let mut deadline = false;
+        if let Some(left) = budget.time_left() {
+            if left.is_zero() {
+                return self.refuse(budget, shared_budget::time_spent());
+            }
+            if opts.limits.wall_ceiling().is_none_or(|own| own > left) {
+                let o = lowered.get_or_insert_with(|| opts.clone());
+                o.limits.wall_timeout = WallCeiling::After(left);
+                deadline = true;
+            }
+        }
+        // The first chunk, which the run's set-up hands out without a
+        // refill (and all the straight-line tier may use).
+        let own = opts.limits.fuel.unwrap_or(u64::MAX);
+        let first = own.min(CHUNK);
+        let got = budget.draw(first);
+        let capped = got < first;
+        if capped {
+            if got == 0 {
+                return self.refuse(budget, shared_budget::fuel_spent());
+            }
+            lowered.get_or_insert_with(|| opts.clone()).limits.fuel = Some(got);
+        }
+        self.budget.shared = Some(Draw {
+            budget: budget.clone(),
+            drawn: got,
+            capped,
+        });
+        let result = self.run(program, ctx, lowered.as_ref().unwrap_or(opts));
+        let drawn = self.budget.shared.take().map_or(got, |d| d.drawn);
+        // What the run used of its draws (a run stopped by its own fuel
+        // limit counts what it drew, not the whole limit); the rest goes back.
+        let used = self.fuel_used().min(drawn);
+        let b = &mut self.budget;
+        b.fuel_left = b.fuel_start - used;
+        b.tick = 0;
+        budget.give_back(drawn - used);
+        let result = result.map_err(|e| {
+            if !(deadline && e.message().contains("wall-clock ceiling")) {
+                return e;
+            }
+            // The ceiling lowered to the deadline was reached.
+            {
+                let spent = shared_budget::time_spent();
+                match e.span() {
+                    Some(span) => spent.at(span),
+                    None => spent,
+                }
+            }
+        });
+        let spent = result.as_ref().is_err_and(|e| {
+            matches!(
+                e.message(),
+                shared_budget::FUEL_SPENT | shared_budget::TIME_SPENT
+            )
+        });
+        budget.record(self.peak_memory(), spent);
+        result
+    }
+
+    /// Runs `program` as [`Vm::run_budgeted`] does, handing over an object
+    /// literal result as its fields, as [`Vm::run_fields`] does.
+    ///
+    /// # Errors
+    /// As [`Vm::run_budgeted`].
+    pub fn run_fields_budgeted(
+        &mut self,
+        program: &Program,
+        ctx: &dyn Context,
+        opts: &RunOptions,
+        budget: &Shared,
+    ) -> Result<Output<'_>, Error> {
+        self.want_fields = true;
+        let result = self.run_budgeted(program, ctx, opts, budget);
+        self.want_fields = false;
+        let value = result?;
+        Ok(if self.fields.is_empty() {
+            Output::Value(value)
+        } else {
+            Output::Fields(Fields(&self.fields))
+        })
+    }
+
+    /// A run refused at its start because `budget` is spent: nothing ran.
+    #[cold]
+    fn refuse(&mut self, budget: &Shared, e: Error) -> Result<Value, Error> {
+        let b = &mut self.budget;
+        b.fuel_start = 0;
+        b.fuel_left = 0;
+        b.tick = 0;
+        b.memory_used = 0;
+        budget.record(0, true);
+        Err(e)
     }
 
     /// The cancellation flag, then the time limits ([`timer`]), which start

@@ -247,7 +247,7 @@ impl Output<'_> {
 /// The fields of an object result, in the order the literal wrote them,
 /// keys distinct (see [`Vm::run_fields`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Fields<'vm>(&'vm [Value]);
+pub struct Fields<'vm>(pub(super) &'vm [Value]);
 
 impl<'vm> Fields<'vm> {
     /// The number of fields (at least 1).

@@ -221,8 +221,12 @@ impl Engine {
             source_bytes: nulls.source().len(),
         };
         let program = xpr_vm::Program::read_parts(&mut r, &env)?;
+        // The stored source, so a loaded program explains as a compiled one.
+        let origin = crate::explain::origin(self, nulls.source());
         let loaded = Program {
             program,
+            budget: None,
+            origin,
             nulls,
             result_type,
             expected: None,

@@ -3,11 +3,13 @@
 //! (README, "Test"). Add tests to a module here rather than a new file in
 //! `tests/`.
 
+mod budget;
 mod card;
 mod common;
 mod compile_and_format_budgets;
 mod context_paths;
 mod derive;
+mod explain;
 mod fields;
 mod guardrails;
 mod hints;

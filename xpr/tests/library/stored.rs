@@ -313,3 +313,21 @@ fn a_loaded_programs_results_are_checked_whatever_its_stored_type_says() {
     let e = expecting.run_json(&json!({})).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Type, "{e}");
 }
+
+#[test]
+fn a_loaded_program_explains_its_result_as_the_compiled_one_does() {
+    let engine = engine();
+    let ctx = context();
+    let ctx = ctx.as_object().expect("an object");
+    for src in SOURCES {
+        let compiled = engine.compile(src).expect("compiles");
+        let loaded = engine.load(&compiled.to_bytes()).expect("loads");
+        let (a, b) = (compiled.explain(ctx), loaded.explain(ctx));
+        assert_eq!(a.to_string(), b.to_string(), "{src}");
+        // More than the result alone: the steps come from the stored source.
+        assert!(
+            a.result.is_err() || a.to_string().lines().count() > 1,
+            "{src}: {a}"
+        );
+    }
+}
