@@ -36,3 +36,6 @@ fn all_suites_pass_except_known_failures() {
         fixed
     );
 }
+
+#[path = "suites/cost_bound.rs"]
+mod cost_bound;

@@ -799,6 +799,12 @@ impl Program {
         self.program.heap_bytes()
     }
 
+    /// A static upper bound of the fuel a run uses, as a function of the
+    /// sizes of the context's values (see [`xpr_vm::program::cost`]).
+    pub fn cost_bound(&self) -> crate::CostBound {
+        self.program.cost_bound()
+    }
+
     /// The underlying bytecode program.
     pub fn bytecode(&self) -> &xpr_vm::Program {
         &self.program
