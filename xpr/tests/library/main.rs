@@ -7,6 +7,7 @@ mod card;
 mod common;
 mod compile_and_format_budgets;
 mod context_paths;
+mod cost;
 mod derive;
 mod fields;
 mod guardrails;
