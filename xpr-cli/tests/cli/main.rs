@@ -8,6 +8,7 @@ mod cli_agg;
 mod cli_bounds;
 mod cli_calls;
 mod cli_card;
+mod cli_cost;
 #[cfg(feature = "columnar")]
 mod cli_columnar;
 mod cli_guard;
