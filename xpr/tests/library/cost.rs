@@ -137,9 +137,23 @@ fn functions_of_unknown_cost_are_unbounded_with_the_reason() {
         .expect("registers");
     let b = engine.compile("twice(1)").expect("compiles").cost_bound();
     assert!(b.to_string().contains("host function 'twice'"), "{b}");
+}
+
+#[test]
+fn a_reduce_accumulator_growing_by_a_fixed_amount_is_bounded_by_induction() {
+    // Each round copies the text so far: quadratic in the word count.
     let b = bound("words.reduce((a, w) => a + w, \"\")");
     assert!(
-        !b.is_bounded() || b.variables().iter().any(|v| v.to_string() == "len(words)"),
+        b.to_string()
+            .contains("len(words)·len(words)·bytes(words[])/16"),
         "{b}"
     );
+    let ctx = serde_json::json!({"words": ["ab", "cde", "f", "ghij"]});
+    let (used, at) = measured("words.reduce((a, w) => a + w, \"\")", &ctx);
+    assert!(used <= at, "{used} > {at}");
+    let b = bound("nums.reduce((a, x) => [...a, x * 2], [])");
+    assert!(b.is_bounded(), "{b}");
+    // Doubling: no bound.
+    let b = bound("nums.reduce((a, x) => a + a, \"x\")");
+    assert!(b.to_string().contains("grows faster"), "{b}");
 }

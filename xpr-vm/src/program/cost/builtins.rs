@@ -6,7 +6,7 @@
 //! charges) is multiplied by the number of times it may be called.
 
 use super::abs::{Abs, NUMBER_TEXT, Shape};
-use super::poly::{Measure, Poly, Var};
+use super::poly::{Measure, Path, Poly, Seg, Var};
 use super::walk::{Args, Item, R, Walk};
 use crate::error::Span;
 use crate::stdlib::array::RANGE_MAX;
@@ -229,7 +229,7 @@ impl Walk<'_> {
             }
             "reduce" => {
                 let init = if all.len() > 2 { arg(2) } else { elem.clone() };
-                let (c, acc) = self.reduce(&f, init, &elem, span)?;
+                let (c, acc) = self.reduce(&f, init, &elem, &n, span)?;
                 (n.mul(&c.add(&Poly::num(1))), acc)
             }
             "flatMap" => {
@@ -344,12 +344,15 @@ impl Walk<'_> {
         }))
     }
 
-    /// `reduce`'s callback: called with an accumulator that must stop
-    /// growing after one round (else the bound would need the number of
-    /// rounds); the cost of one call and the accumulator's bound.
-    fn reduce(&mut self, f: &Abs, init: Abs, elem: &Abs, span: Span) -> R<(Poly, Abs)> {
-        let mut acc = init;
-        for _ in 0..3 {
+    /// `reduce`'s callback: the cost of one call and the accumulator's
+    /// bound. An accumulator that stops growing after a few rounds is
+    /// bounded by their join; one that grows by at most what the first
+    /// round added (`δ`) is bounded by induction: the callback is analysed
+    /// with an accumulator of `init + k·δ` for a symbolic `k`, and must
+    /// give at most `init + (k + 1)·δ`; then `k` is the array's length.
+    fn reduce(&mut self, f: &Abs, init: Abs, elem: &Abs, n: &Poly, span: Span) -> R<(Poly, Abs)> {
+        let mut acc = init.clone();
+        for _ in 0..2 {
             let (c, r) = self.callback(f, vec![acc.clone(), elem.clone()], span)?;
             let next = acc.join(&r);
             if covers(&acc, &next) {
@@ -357,10 +360,61 @@ impl Walk<'_> {
             }
             acc = next;
         }
-        Err(self.unbounded(
-            "reduce's accumulator grows with each element (no static bound)",
-            span,
-        ))
+        // The growth of each measure over the first two rounds.
+        let (_, first) = self.callback(f, vec![init.clone(), elem.clone()], span)?;
+        let (_, second) = self.callback(f, vec![first.clone(), elem.clone()], span)?;
+        let k = Var {
+            measure: Measure::Len,
+            path: Path(vec![Seg::Field("#rounds".into())]),
+        };
+        let measures = |a: &Abs| -> R<[Poly; 4]> {
+            Ok([
+                self.bound(a.len(), span)?,
+                self.bound(a.bytes(), span)?,
+                self.bound(a.size(), span)?,
+                self.bound(a.display(), span)?,
+            ])
+        };
+        let (m0, m1, m2) = (measures(&init)?, measures(&first)?, measures(&second)?);
+        let delta: Vec<Poly> = (0..4)
+            .map(|i| m1[i].excess(&m0[i]).max(&m2[i].excess(&m1[i])))
+            .collect();
+        // Without the shapes of the rounds: their measures are in δ.
+        let others = init.join(&Abs {
+            shape: None,
+            ..first.join(&second)
+        });
+        let elems = init.elem().join(&first.elem()).join(&second.elem());
+        let fields = init
+            .any_field()
+            .join(&first.any_field())
+            .join(&second.any_field());
+        let string = init.may_be_string() || first.may_be_string();
+        let grow = |times: &Poly| -> Abs {
+            let m = |i: usize| m0[i].add(&delta[i].mul(times));
+            let shape = Shape {
+                len: m(0),
+                bytes: m(1),
+                size: m(2),
+                display: m(3),
+                string,
+                elem: Some(Box::new(elems.clone())),
+                rest: Some(Box::new(fields.clone())),
+                ..Shape::default()
+            };
+            others.join(&Abs::of_shape(shape))
+        };
+        let rounds = Poly::var(k.clone());
+        let at_k = grow(&rounds);
+        let (c, r) = self.callback(f, vec![at_k, elem.clone()], span)?;
+        let next = grow(&rounds.add(&Poly::num(1)));
+        if !covers(&next, &r) || c.too_large() {
+            return Err(self.unbounded(
+                "reduce's accumulator grows faster than by a fixed amount per element",
+                span,
+            ));
+        }
+        Ok((c.substitute(&k, n), grow(n)))
     }
 
     /// The string method `name`, if strings have one.

@@ -17,8 +17,9 @@
 //! given: a Y combinator), when the program calls a function from the
 //! context or a host function (whose fuel it does not know), when a
 //! regex built-in is called, or when a size cannot be followed (a
-//! `reduce` whose accumulator grows, `repeat` with a count known only at
-//! run time): [`CostBound::Unbounded`] says why and where.
+//! `reduce` whose accumulator grows faster than by a fixed amount per
+//! element, `repeat` with a count known only at run time):
+//! [`CostBound::Unbounded`] says why and where.
 //!
 //! The bound assumes that the context holds data (JSON values), not
 //! functions: a context function named like a built-in is called instead
@@ -112,6 +113,10 @@ impl Program {
         };
         let mut walk = walk::Walk::new(self);
         match walk.proto(&main, &walk::Args::default(), Span::default()) {
+            Ok((cost, _)) if cost.too_large() => CostBound::Unbounded {
+                reason: "the bound is too large to compute".into(),
+                span: Span::default(),
+            },
             Ok((cost, _)) => CostBound::Bounded(cost),
             Err(u) => CostBound::Unbounded {
                 reason: u.reason,

@@ -107,6 +107,9 @@ type Mono = Vec<Var>;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Poly {
     terms: BTreeMap<Mono, u64>,
+    /// Set when a product would have had too many terms to compute: the
+    /// polynomial is then no bound ([`Poly::too_large`]).
+    huge: bool,
 }
 
 impl Poly {
@@ -126,14 +129,14 @@ impl Poly {
         if n > 0 {
             terms.insert(Vec::new(), n);
         }
-        Poly { terms }
+        Poly { terms, huge: false }
     }
 
     /// The variable `v` (coefficient 1).
     pub fn var(v: Var) -> Poly {
         let mut terms = BTreeMap::new();
         terms.insert(vec![v], SCALE);
-        Poly { terms }
+        Poly { terms, huge: false }
     }
 
     /// Whether it is zero.
@@ -150,14 +153,15 @@ impl Poly {
         }
     }
 
-    /// Whether it has more terms than a bound keeps.
-    pub(super) fn too_large(&self) -> bool {
-        self.terms.len() > MAX_TERMS
+    /// Whether it has more terms than a bound keeps (or would have had).
+    pub fn too_large(&self) -> bool {
+        self.huge || self.terms.len() > MAX_TERMS
     }
 
     /// `self + other`.
     pub fn add(&self, other: &Poly) -> Poly {
         let mut out = self.clone();
+        out.huge |= other.huge;
         for (m, c) in &other.terms {
             let e = out.terms.entry(m.clone()).or_insert(0);
             *e = e.saturating_add(*c);
@@ -167,6 +171,7 @@ impl Poly {
 
     /// `self += other`.
     pub(super) fn add_assign(&mut self, other: &Poly) {
+        self.huge |= other.huge;
         for (m, c) in &other.terms {
             let e = self.terms.entry(m.clone()).or_insert(0);
             *e = e.saturating_add(*c);
@@ -176,6 +181,13 @@ impl Poly {
     /// `self * other`.
     pub fn mul(&self, other: &Poly) -> Poly {
         let mut out = Poly::zero();
+        if self.too_large()
+            || other.too_large()
+            || self.terms.len().saturating_mul(other.terms.len()) > MAX_TERMS * MAX_TERMS
+        {
+            out.huge = true;
+            return out;
+        }
         for (a, x) in &self.terms {
             for (b, y) in &other.terms {
                 let mut m = a.clone();
@@ -199,6 +211,7 @@ impl Poly {
                 .filter(|_| n > 0)
                 .map(|(m, c)| (m.clone(), c.saturating_mul(n)))
                 .collect(),
+            huge: self.huge,
         }
     }
 
@@ -210,15 +223,51 @@ impl Poly {
                 .iter()
                 .map(|(m, c)| (m.clone(), c.div_ceil(SCALE)))
                 .collect(),
+            huge: self.huge,
         }
     }
 
     /// A bound of `max(self, other)`: the larger coefficient of each term.
     pub fn max(&self, other: &Poly) -> Poly {
         let mut out = self.clone();
+        out.huge |= other.huge;
         for (m, c) in &other.terms {
             let e = out.terms.entry(m.clone()).or_insert(0);
             *e = (*e).max(*c);
+        }
+        out
+    }
+
+    /// The terms of `self` beyond those of `base` (0 where `base` has
+    /// more): a bound of `self - base` where `self >= base` term by term.
+    pub(super) fn excess(&self, base: &Poly) -> Poly {
+        Poly {
+            terms: self
+                .terms
+                .iter()
+                .filter_map(|(m, c)| {
+                    let d = c.saturating_sub(base.terms.get(m).copied().unwrap_or(0));
+                    (d > 0).then(|| (m.clone(), d))
+                })
+                .collect(),
+            huge: self.huge,
+        }
+    }
+
+    /// `self` with `v` replaced by `by`.
+    pub(super) fn substitute(&self, v: &Var, by: &Poly) -> Poly {
+        let mut out = Poly {
+            huge: self.huge,
+            ..Poly::zero()
+        };
+        for (m, c) in &self.terms {
+            let rest: Mono = m.iter().filter(|x| *x != v).cloned().collect();
+            let mut t = Poly::zero();
+            t.terms.insert(rest, *c);
+            for _ in 0..(m.len() - t.terms.keys().next().map_or(0, Vec::len)) {
+                t = t.mul(by);
+            }
+            out.add_assign(&t);
         }
         out
     }
@@ -234,6 +283,9 @@ impl Poly {
     /// Its value where `value` gives each variable (whole units, rounded
     /// up); `None` when a variable has no value.
     pub fn evaluate(&self, value: impl Fn(&Var) -> Option<u64>) -> Option<u64> {
+        if self.huge {
+            return None;
+        }
         let mut sum: u128 = 0;
         for (m, c) in &self.terms {
             let mut t = u128::from(*c);
@@ -306,6 +358,18 @@ mod tests {
         let m = a.max(&b);
         assert_eq!(m.to_string(), "5 + len(a) + 3·len(b)");
         let at = |v: &Var| Some(if v.path.to_string() == "a" { 4 } else { 1 });
+        assert_eq!(m.excess(&a).to_string(), "3·len(b)");
+        let k = Var {
+            measure: Measure::Len,
+            path: Path(vec![Seg::Field("k".into())]),
+        };
+        let sq = Poly::var(k.clone())
+            .mul(&Poly::var(k.clone()))
+            .add(&Poly::var(k.clone()));
+        assert_eq!(
+            sq.substitute(&k, &len("a").scale(2)).to_string(),
+            "2·len(a) + 4·len(a)·len(a)"
+        );
         assert_eq!(m.evaluate(at), Some(12));
         assert_eq!(len("a").per_sixteen().evaluate(at), Some(1));
         assert_eq!(len("a").evaluate(|_| None), None);

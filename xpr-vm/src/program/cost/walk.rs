@@ -17,6 +17,9 @@ use crate::value::Value;
 /// gives up with an unbounded result.
 const MAX_STEPS: u64 = 200_000;
 
+/// Most calls the analysis follows inside one another.
+const MAX_NESTING: usize = 48;
+
 /// Why a bound cannot be given, and which instruction makes it so.
 #[derive(Debug, Clone)]
 pub(super) struct Unbounded {
@@ -152,12 +155,6 @@ pub(super) struct Walk<'p> {
     steps: u64,
 }
 
-/// Whether a value may be a function of unknown cost (a context value,
-/// a value of unknown origin).
-fn foreign_callee(f: &Abs) -> bool {
-    !f.paths.is_empty() || f.unknown.is_some()
-}
-
 impl<'p> Walk<'p> {
     pub fn new(program: &'p Program) -> Walk<'p> {
         Walk {
@@ -182,9 +179,12 @@ impl<'p> Walk<'p> {
     /// Calls `f` (every closure it may be) with `args`: the fuel of the
     /// call's instructions (not of the calling instruction) and the result.
     pub fn call(&mut self, f: &Abs, args: &Args, span: Span) -> R<(Poly, Abs)> {
-        if foreign_callee(f) {
+        if let Some(why) = &f.unknown {
+            return Err(self.unbounded(format!("calls a value of unknown cost: {why}"), span));
+        }
+        if let Some(p) = f.paths.first() {
             return Err(self.unbounded(
-                "calls a function value whose cost is not known (from the context)",
+                format!("calls the context's value '{p}', whose cost is not known"),
                 span,
             ));
         }
@@ -204,6 +204,9 @@ impl<'p> Walk<'p> {
 
     /// Analyses prototype `fun.proto` called with `args`.
     pub fn proto(&mut self, fun: &Fun, args: &Args, span: Span) -> R<(Poly, Abs)> {
+        if self.active.len() >= MAX_NESTING {
+            return Err(self.unbounded("calls nested too deeply to analyse", span));
+        }
         if self.active.contains(&fun.proto) {
             return Err(self.unbounded(
                 "a closure may call itself (recursion has no static bound)",
@@ -390,7 +393,7 @@ impl<'p> Walk<'p> {
                     match &global.fallback {
                         Some(Value::Function(_)) => {
                             v = v.join(&Abs::unknown(format!(
-                                "uses the function '{}' as a value",
+                                "the function '{}' used as a value",
                                 global.name
                             )));
                         }
@@ -755,12 +758,11 @@ impl<'p> Walk<'p> {
                     key_bytes: kb,
                     val,
                 } => {
+                    // `kb` is the source object's weight: its keys and
+                    // values together.
                     shape.len.add_assign(&len);
                     key_bytes.add_assign(&kb);
                     shape.size.add_assign(&kb);
-                    shape
-                        .size
-                        .add_assign(&len.mul(&self.bound(val.size(), span)?.add(&Poly::num(1))));
                     let rest = shape.rest.take().map_or(val.clone(), |r| r.join(&val));
                     shape.rest = Some(Box::new(rest));
                 }
