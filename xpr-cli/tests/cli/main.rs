@@ -8,9 +8,9 @@ mod cli_agg;
 mod cli_bounds;
 mod cli_calls;
 mod cli_card;
-mod cli_cost;
 #[cfg(feature = "columnar")]
 mod cli_columnar;
+mod cli_cost;
 mod cli_guard;
 mod cli_hints;
 mod cli_output;

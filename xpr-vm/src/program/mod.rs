@@ -18,8 +18,8 @@ mod op;
 mod parts;
 mod paths;
 
-pub(crate) use disasm::show_value;
 pub use cost::{CostBound, Sizes};
+pub(crate) use disasm::show_value;
 pub use op::{Capture, Cmp, Op};
 pub use parts::{Global, MethodRef, NamedCall, Otherwise, ProgramParts, Proto, UnknownFunction};
 

@@ -279,7 +279,7 @@ impl<'p> Walk<'p> {
         }
         let mut total: Option<Poly> = None;
         let mut result = Abs::default();
-        for ip in 0..code.len() {
+        for (ip, &op) in code.iter().enumerate() {
             let Some(mut st) = states.get_mut(ip).and_then(Option::take) else {
                 continue;
             };
@@ -288,7 +288,6 @@ impl<'p> Walk<'p> {
             if self.steps > MAX_STEPS || st.cost.too_large() {
                 return Err(self.unbounded("the program is too large to analyse", span));
             }
-            let op = code[ip];
             st.charge(&Poly::num(1));
             let mut next = Some(ip + 1);
             let mut jump: Option<(usize, State)> = None;
