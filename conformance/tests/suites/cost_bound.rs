@@ -17,6 +17,8 @@ struct Tally {
     unbounded: usize,
     reasons: std::collections::BTreeMap<String, usize>,
     violations: Vec<String>,
+    /// Runs that gave a result (not an error).
+    succeeded: usize,
 }
 
 impl Tally {
@@ -29,7 +31,9 @@ impl Tally {
         };
         let bound = program.cost_bound();
         let mut vm = Vm::new();
-        let _ = program.run_in(&mut vm, &ctx);
+        if program.run_in(&mut vm, &ctx).is_ok() {
+            self.succeeded += 1;
+        }
         let used = vm.fuel_used();
         match &bound {
             CostBound::Unbounded { reason, .. } => {
@@ -57,9 +61,10 @@ impl Tally {
     fn report(&mut self, what: &str) {
         let median = self.median();
         println!(
-            "cost bound, {what}: {} bounded (median measured/bound {median:.3}), {} unbounded",
+            "cost bound, {what}: {} bounded (median measured/bound {median:.3}), {} unbounded, {} runs gave a result",
             self.ratios.len(),
-            self.unbounded
+            self.unbounded,
+            self.succeeded
         );
         for (reason, n) in &self.reasons {
             println!("  unbounded {n:>4}: {reason}");
@@ -102,7 +107,7 @@ fn bound_holds_on_generated_expressions() {
             rng: &mut rng,
             vars: Vec::new(),
         };
-        let src = g.any(3);
+        let src = g.any(4);
         let context = g.context();
         tally.check(&engine, &src, &context);
     }
@@ -136,7 +141,11 @@ impl Gen<'_> {
     }
 
     fn context(&mut self) -> serde_json::Value {
-        let n_items = self.rng.below(12);
+        let n_items = if self.rng.chance(0.1) {
+            self.rng.below(300)
+        } else {
+            self.rng.below(12)
+        };
         let items: Vec<serde_json::Value> = (0..n_items)
             .map(|_| {
                 let tags: Vec<String> = (0..self.rng.below(5)).map(|_| self.word()).collect();
@@ -206,7 +215,7 @@ impl Gen<'_> {
             };
         }
         let d = d - 1;
-        match self.rng.below(12) {
+        match self.rng.below(21) {
             0 => format!("({} + {})", self.num(d), self.num(d)),
             1 => format!("({} * {})", self.num(d), self.num(d)),
             2 => format!("{}.length", self.text(d)),
@@ -222,7 +231,20 @@ impl Gen<'_> {
             8 => format!("{}.count({})", self.items(d), self.lambda(Self::boolean, d)),
             9 => format!("{}.indexOf({})", self.list(d), self.num(d)),
             10 => format!("({}[0] ?? 0)", self.list(d)),
-            _ => format!("{}.length", self.strings(d)),
+            11 => format!("{}.length", self.strings(d)),
+            12 => format!("round({} / 3)", self.num(d)),
+            13 => format!("({} % 7)", self.num(d)),
+            14 => format!("({}.find(v => v > {}) ?? 0)", self.list(d), self.num(d)),
+            15 => format!("{}.indexOf({})", self.strings(d), self.text(d)),
+            16 => format!("int(\"1{}\")", self.rng.below(99)),
+            17 => format!("year({} * 86400000)", self.num(d)),
+            18 => format!(
+                "{}.keyBy({}).keys().length",
+                self.items(d),
+                self.lambda(Self::text, d)
+            ),
+            19 => format!("(let y = {}; y * y)", self.num(d)),
+            _ => format!("(obj[{}] ?? 0)", self.text(d)),
         }
     }
 
@@ -240,7 +262,7 @@ impl Gen<'_> {
             };
         }
         let d = d - 1;
-        match self.rng.below(12) {
+        match self.rng.below(22) {
             0 => format!("({} + {})", self.text(d), self.text(d)),
             1 => format!(
                 "`{}-${{{}}}-${{{}}}`",
@@ -257,7 +279,20 @@ impl Gen<'_> {
             8 => format!("({}[0] ?? \"\")", self.strings(d)),
             9 => format!("{}.padStart(8, \"*\")", self.text(d)),
             10 => format!("{}.repeat(2)", self.text(d)),
-            _ => format!("{}.lower()", self.text(d)),
+            11 => format!("{}.lower()", self.text(d)),
+            12 => format!("`${{{}}}`", self.any(d)),
+            13 => format!("{}.split(\"\").join(\"\")", self.text(d)),
+            14 => format!("formatDate({} * 1000, \"YYYY-MM-DD HH:mm\")", self.num(d)),
+            15 => format!("{}.charAt(1)", self.text(d)),
+            16 => format!("({}[1] ?? \"\")", self.text(d)),
+            17 => format!(
+                "{}.sort((a, b) => a.length - b.length).join()",
+                self.strings(d)
+            ),
+            18 => format!("{}.map(v => string(v)).join(\",\")", self.list(d)),
+            19 => format!("(let y = {}; y + y)", self.text(d)),
+            20 => format!("{}.padEnd(6, \"-\")", self.text(d)),
+            _ => format!("{{a: {}}}.a", self.text(d)),
         }
     }
 
@@ -270,7 +305,7 @@ impl Gen<'_> {
             };
         }
         let d = d - 1;
-        match self.rng.below(9) {
+        match self.rng.below(16) {
             0 => format!("{} > {}", self.num(d), self.num(d)),
             1 => format!("{} == {}", self.text(d), self.text(d)),
             2 => format!("({} && {})", self.boolean(d), self.boolean(d)),
@@ -279,7 +314,17 @@ impl Gen<'_> {
             5 => format!("{}.includes({})", self.strings(d), self.text(d)),
             6 => format!("{}.startsWith({})", self.text(d), self.text(d)),
             7 => format!("({} || {})", self.boolean(d), self.boolean(d)),
-            _ => format!("{} == {}", self.any(d), self.any(d)),
+            8 => format!("{} == {}", self.any(d), self.any(d)),
+            9 => format!("obj.has({})", self.text(d)),
+            10 => format!("{}.every({})", self.items(d), self.lambda(Self::boolean, d)),
+            11 => format!("{}.contains({})", self.text(d), self.text(d)),
+            12 => format!("{}.endsWith({})", self.text(d), self.text(d)),
+            13 => format!("{} != {}", self.object(d), self.object(d)),
+            14 => format!("{} < {}", self.text(d), self.text(d)),
+            _ => match self.item() {
+                Some(x) => format!("{x}?.name == null"),
+                None => "obj?.b == null".into(),
+            },
         }
     }
 
@@ -298,7 +343,15 @@ impl Gen<'_> {
             2 => format!("{}.slice(0, 2)", self.items(d)),
             3 => format!("{}.reverse()", self.items(d)),
             4 => format!("[...{}, ...{}]", self.items(d), self.items(d)),
-            _ => format!("{}.unique()", self.items(d)),
+            5 => format!("{}.unique()", self.items(d)),
+            6 => format!("{}.map(x => ({{...x, price: x.price * 2}}))", self.items(d)),
+            7 => format!(
+                "{}.partition({})[0]",
+                self.items(d),
+                self.lambda(Self::boolean, d)
+            ),
+            8 => format!("{}.sort((a, b) => a.price - b.price)", self.items(d)),
+            _ => format!("{}.take(3)", self.items(d)),
         }
     }
 
@@ -307,7 +360,7 @@ impl Gen<'_> {
             return "nums".into();
         }
         let d = d - 1;
-        match self.rng.below(8) {
+        match self.rng.below(17) {
             0 => format!("{}.map({})", self.items(d), self.lambda(Self::num, d)),
             1 => format!("range(0, {})", self.rng.below(12)),
             2 => format!("{}.filter(v => v > {})", self.list(d), self.num(d)),
@@ -315,7 +368,16 @@ impl Gen<'_> {
             4 => format!("[{}, {}]", self.num(d), self.num(d)),
             5 => format!("[...{}, {}]", self.list(d), self.num(d)),
             6 => format!("{}.map(v => v * 2)", self.list(d)),
-            _ => format!("{}.map(x => x.tags.length)", self.items(d)),
+            7 => format!("{}.map(x => x.tags.length)", self.items(d)),
+            8 => format!("{}.unique()", self.list(d)),
+            9 => format!("{}.drop(1)", self.list(d)),
+            10 => format!("[{}, {}].flat()", self.list(d), self.list(d)),
+            11 => format!("{}.concat({})", self.list(d), self.list(d)),
+            12 => format!("{}.sort((a, b) => b - a)", self.list(d)),
+            13 => format!("{}.map(({{price}}) => price)", self.items(d)),
+            14 => format!("{}.chunk(2).map(c => c.length)", self.list(d)),
+            15 => format!("{}.zip({}).map(p => p[0])", self.list(d), self.strings(d)),
+            _ => "obj.c".into(),
         }
     }
 
@@ -340,11 +402,14 @@ impl Gen<'_> {
 
     fn object(&mut self, d: u32) -> String {
         let d = d.saturating_sub(1);
-        match self.rng.below(4) {
+        match self.rng.below(7) {
             0 => format!("{{a: {}, b: {}}}", self.num(d), self.text(d)),
             1 => format!("{}.groupBy({})", self.items(d), self.lambda(Self::text, d)),
             2 => format!("{{...obj, d: {}}}", self.num(d)),
-            _ => format!("{}.entries()", "obj"),
+            3 => "obj.entries()".into(),
+            4 => "fromEntries(obj.entries())".into(),
+            5 => format!("{}.keyBy({})", self.items(d), self.lambda(Self::text, d)),
+            _ => "obj.values()".into(),
         }
     }
 }
