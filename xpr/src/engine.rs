@@ -258,7 +258,7 @@ impl Engine {
     where
         F: Fn(&[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
     {
-        self.register_metered(name, arity, move |_, args| f(args))
+        self.register_host(name, arity, false, move |_, args| f(args))
     }
 
     /// Like [`Engine::register`], for a function that charges fuel for its own
@@ -270,6 +270,22 @@ impl Engine {
         &mut self,
         name: &str,
         arity: Arity,
+        f: F,
+    ) -> Result<&mut Self, Error>
+    where
+        F: Fn(&mut Meter, &[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
+    {
+        self.register_host(name, arity, true, f)
+    }
+
+    /// [`Engine::register_metered`]; `meters` false for a function whose
+    /// meter is never charged ([`Engine::register`]), whose fuel per call
+    /// is then known before it runs.
+    fn register_host<F>(
+        &mut self,
+        name: &str,
+        arity: Arity,
+        meters: bool,
         f: F,
     ) -> Result<&mut Self, Error>
     where
@@ -305,6 +321,7 @@ impl Engine {
             name: name.to_string(),
             arity,
             fuel_per_call: 1,
+            meters,
             callback: Arc::new(callback),
         }));
         Ok(self)
