@@ -11,13 +11,13 @@ fn cost_prints_the_formula_and_its_value_at_sizes() {
     let o = run(&["check", "--cost", FILTER]);
     assert_eq!(code(&o), 0);
     assert!(
-        stdout(&o).contains("cost: 6 + 10·len(items)\n"),
+        stdout(&o).contains("cost: 6 + 9·len(items)\n"),
         "{}",
         stdout(&o)
     );
     let o = run(&["check", "--cost", FILTER, "--sizes", "items=1000"]);
     assert!(
-        stdout(&o).contains("fuel at most: 10006 (at len(items)=1000)\n"),
+        stdout(&o).contains("fuel at most: 9006 (at len(items)=1000)\n"),
         "{}",
         stdout(&o)
     );

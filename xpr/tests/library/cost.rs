@@ -43,7 +43,7 @@ fn formulas_name_the_sizes_of_context_paths() {
         ("name + \"!\"", "5 + bytes(name)/16"),
         (
             "items.filter(x => x.price > 50).map(x => x.name)",
-            "6 + 10·len(items)",
+            "6 + 9·len(items)",
         ),
         (
             "items.map(x => x.tags.length).sum()",
@@ -80,7 +80,7 @@ fn evaluate_at_given_sizes_and_at_a_context() {
     let b = bound("items.filter(x => x.price > 50).map(x => x.name)");
     let mut sizes = Sizes::new();
     sizes.set("items", 1000);
-    assert_eq!(b.evaluate(&sizes), Some(10_006));
+    assert_eq!(b.evaluate(&sizes), Some(9_006));
     assert_eq!(b.evaluate(&Sizes::new()), None, "a variable without a size");
     let ctx = Value::from_json(&items(7)).expect("json");
     assert_eq!(
@@ -131,12 +131,42 @@ fn recursion_is_unbounded_at_the_call_that_makes_it() {
 fn functions_of_unknown_cost_are_unbounded_with_the_reason() {
     let b = bound("score(1)");
     assert!(b.to_string().contains("'score'"), "{b}");
+}
+
+#[test]
+fn host_functions_cost_their_declared_fuel_unless_they_meter() {
     let mut engine = engine();
     engine
         .register("twice", xpr::Arity::Exact(1), |a| Ok(a[0].clone()))
         .expect("registers");
-    let b = engine.compile("twice(1)").expect("compiles").cost_bound();
-    assert!(b.to_string().contains("host function 'twice'"), "{b}");
+    engine
+        .register_metered("work", xpr::Arity::Exact(1), |m, a| {
+            m.charge(10);
+            Ok(a[0].clone())
+        })
+        .expect("registers");
+    // `twice(n) > 3`: four instructions and the call's declared unit.
+    let b = engine
+        .compile("twice(n) > 3")
+        .expect("compiles")
+        .cost_bound();
+    assert_eq!(b.to_string(), "5", "{b}");
+    let program = engine.compile("twice(n) > 3").expect("compiles");
+    let mut vm = Vm::new();
+    let ctx = Value::from_json(&serde_json::json!({"n": 5})).expect("json");
+    program.run_in(&mut vm, &ctx).expect("runs");
+    assert!(vm.fuel_used() <= 5, "{}", vm.fuel_used());
+    // What it returns has no known size.
+    let b = engine
+        .compile("twice(name).length")
+        .expect("compiles")
+        .cost_bound();
+    assert!(b.to_string().contains("what 'twice' returns"), "{b}");
+    let b = engine.compile("work(1)").expect("compiles").cost_bound();
+    assert!(
+        b.to_string().contains("host function 'work', which meters"),
+        "{b}"
+    );
 }
 
 #[test]

@@ -503,9 +503,13 @@ impl<'p> Walk<'p> {
             Op::CompareConst { constant, .. } => {
                 st.pop();
                 let k = konst(constant);
+                // Two strings: at most the constant's bytes / 16; a
+                // container constant (only in hand-built programs): its
+                // logical size / 16; a scalar: nothing.
                 let bytes = match &k {
                     Value::String(s) => s.len() as u64,
-                    other => super::abs::weight(other).saturating_mul(16),
+                    Value::Array(_) | Value::Object(_) => k.logical_size(),
+                    _ => 0,
                 };
                 st.charge(&Poly::sixteenths(bytes));
                 st.push(Abs::scalar());
@@ -608,16 +612,19 @@ impl<'p> Walk<'p> {
                 st.charge(&c);
                 st.push(r);
             }
-            Op::CallHost { index, .. } | Op::CallHostMark { index, .. } => {
-                let name = program
-                    .parts()
-                    .host_functions
-                    .get(index as usize)
-                    .map_or("?", |h| h.name.as_str());
-                return Err(self.unbounded(
-                    format!("calls the host function '{name}', which meters its own fuel"),
-                    span,
-                ));
+            Op::CallHost { index, argc, .. } => {
+                let at = st.stack.len().saturating_sub(argc as usize);
+                st.take_from(at);
+                let (c, r) = self.host(index, span)?;
+                st.charge(&c);
+                st.push(r);
+            }
+            Op::CallHostMark { index, .. } => {
+                let at = st.marks.pop().unwrap_or(st.stack.len());
+                st.take_from(at);
+                let (c, r) = self.host(index, span)?;
+                st.charge(&c);
+                st.push(r);
             }
             Op::CallGlobal { call, argc } => {
                 let at = st.stack.len().saturating_sub(argc as usize);
@@ -786,6 +793,26 @@ impl<'p> Walk<'p> {
         }
         shape.display = shape.size.scale(super::abs::NUMBER_TEXT);
         Ok((Abs::of_shape(shape), key_bytes.per_sixteen()))
+    }
+
+    /// A call of host function `index`: its declared fuel per call when it
+    /// does not meter its own work, else unbounded. Its result's size is
+    /// not known.
+    fn host(&self, index: u16, span: Span) -> R<(Poly, Abs)> {
+        let Some(h) = self.program.parts().host_functions.get(index as usize) else {
+            return Err(self.unbounded("no such host function", span));
+        };
+        if h.meters {
+            return Err(self.unbounded(
+                format!(
+                    "calls the host function '{}', which meters its own fuel",
+                    h.name
+                ),
+                span,
+            ));
+        }
+        let result = Abs::unknown(format!("the size of what '{}' returns", h.name));
+        Ok((Poly::num(h.fuel_per_call), result))
     }
 
     fn call_name(&self, call: u16) -> String {
