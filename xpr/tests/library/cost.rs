@@ -187,3 +187,33 @@ fn a_reduce_accumulator_growing_by_a_fixed_amount_is_bounded_by_induction() {
     let b = bound("nums.reduce((a, x) => a + a, \"x\")");
     assert!(b.to_string().contains("grows faster"), "{b}");
 }
+
+#[test]
+fn hostile_programs_end_the_analysis_quickly() {
+    let engine = Engine::new().with_limits(Limits {
+        max_depth: None,
+        max_length: None,
+        ..Limits::default()
+    });
+    let bound = |src: &str| engine.compile(src).expect("compiles").cost_bound();
+    // Each function calls the one before three times: 3^14 call sites.
+    let mut src = String::from("let f0 = x => x + 1; ");
+    for i in 1..15 {
+        let p = i - 1;
+        src.push_str(&format!("let f{i} = x => f{p}(f{p}(f{p}(x))); "));
+    }
+    src.push_str("f14(1)");
+    let b = bound(&src);
+    assert!(b.to_string().contains("too large"), "{b}");
+    // Calls nested deeper than the analysis follows.
+    let mut src = String::from("let g0 = x => x; ");
+    for i in 1..56 {
+        src.push_str(&format!("let g{i} = x => g{}(x); ", i - 1));
+    }
+    src.push_str("g55(1)");
+    let b = bound(&src);
+    assert!(b.to_string().contains("nested too deeply"), "{b}");
+    // Long straight code is linear.
+    let src = vec!["a.length"; 200].join(" + ");
+    assert!(bound(&src).is_bounded());
+}
