@@ -316,17 +316,24 @@ impl fmt::Display for Poly {
                 .map(ToString::to_string)
                 .collect::<Vec<_>>()
                 .join("·");
-            let (whole, frac) = (c / SCALE, c % SCALE);
-            match (m.is_empty(), whole, frac) {
+            // The coefficient c/16 in lowest terms p/q.
+            let g = gcd(*c, SCALE);
+            let (p, q) = (c / g, SCALE / g);
+            match (m.is_empty(), p, q) {
+                // A constant is shown rounded up: the bound stays a bound.
                 (true, _, _) => write!(f, "{}", c.div_ceil(SCALE))?,
-                (false, 1, 0) => f.write_str(&product)?,
-                (false, _, 0) => write!(f, "{whole}·{product}")?,
-                (false, 0, 1) => write!(f, "{product}/16")?,
-                (false, _, _) => write!(f, "{c}·{product}/16")?,
+                (false, 1, 1) => f.write_str(&product)?,
+                (false, _, 1) => write!(f, "{p}·{product}")?,
+                (false, 1, _) => write!(f, "{product}/{q}")?,
+                (false, _, _) => write!(f, "{p}·{product}/{q}")?,
             }
         }
         Ok(())
     }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a.max(1) } else { gcd(b, a % b) }
 }
 
 #[cfg(test)]
@@ -347,6 +354,8 @@ mod tests {
         let q = p.mul(&len("xs"));
         assert_eq!(q.to_string(), "12·len(xs) + 9·len(items)·len(xs)");
         assert_eq!(len("s").per_sixteen().to_string(), "len(s)/16");
+        assert_eq!(len("s").scale(8).per_sixteen().to_string(), "len(s)/2");
+        assert_eq!(len("s").scale(170).per_sixteen().to_string(), "85·len(s)/8");
         assert_eq!(Poly::sixteenths(3).to_string(), "1");
         assert_eq!(Poly::zero().to_string(), "0");
     }
