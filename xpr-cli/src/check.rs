@@ -69,7 +69,8 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
             if let Some(text) = &args.context {
                 contexts = vec![context_value(text, args.limits.value_depth())?];
             }
-            Some(CostReport::new(&program, &contexts, &args.sizes)?)
+            let memory = args.limits.limits().memory;
+            Some(CostReport::new(&program, &contexts, &args.sizes, memory)?)
         }
         _ => None,
     };

@@ -2,7 +2,8 @@
 //! ([`xpr::Program::cost_bound`]) as a formula, and its value at the sizes
 //! given (`--sizes len(items)=1000`, a bare `items=1000` meaning
 //! `len(items)`), measured in a context (`--context`) or the largest over
-//! the records of a sample (`--sample`).
+//! the records of a sample (`--sample`); the variable `memory` is the
+//! `--max-memory` budget.
 
 use xpr::{CostBound, Program, Sizes, Value};
 
@@ -30,12 +31,26 @@ fn parse_size(item: &str) -> Result<(&str, u64), Exit> {
 impl CostReport {
     /// The bound of `program` and its value at the sizes of `contexts`
     /// (the largest) overridden by `given`.
-    pub fn new(program: &Program, contexts: &[Value], given: &[String]) -> Result<Self, Exit> {
+    pub fn new(
+        program: &Program,
+        contexts: &[Value],
+        given: &[String],
+        memory: Option<u64>,
+    ) -> Result<Self, Exit> {
         let bound = program.cost_bound();
+        // The run's memory limit (`--max-memory`), for the variable `memory`.
+        let with_memory = |mut s: Sizes| {
+            if let Some(m) = memory
+                && bound.variables().iter().any(|v| v.to_string() == "memory")
+            {
+                s.set("memory", m);
+            }
+            s
+        };
         let mut fuel = None;
         let mut sizes = None;
         for ctx in contexts {
-            let s = bound.sizes_of(ctx);
+            let s = with_memory(bound.sizes_of(ctx));
             if let Some(f) = bound.evaluate(&s)
                 && fuel.is_none_or(|m| f > m)
             {
@@ -44,7 +59,7 @@ impl CostReport {
             }
         }
         if !given.is_empty() || (contexts.is_empty() && bound.variables().is_empty()) {
-            let mut s = sizes.unwrap_or_default();
+            let mut s = sizes.unwrap_or_else(|| with_memory(Sizes::new()));
             for item in given {
                 let (name, n) = parse_size(item)?;
                 s.set(name, n);

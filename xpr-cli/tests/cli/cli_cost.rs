@@ -79,3 +79,20 @@ fn cost_over_a_sample_takes_its_largest_record() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(stdout(&o).contains("(at len(items)=5)"), "{}", stdout(&o));
 }
+
+#[test]
+fn memory_in_a_bound_is_the_max_memory_budget() {
+    let args = [
+        "check",
+        "--cost",
+        "name.repeat(n)",
+        "--sizes",
+        "bytes(name)=16",
+    ];
+    let o = run(&[&args[..], &["--max-memory", "1600"]].concat());
+    assert!(
+        stdout(&o).contains("fuel at most: 109 (at bytes(name)=16, memory=1600)"),
+        "{}",
+        stdout(&o)
+    );
+}

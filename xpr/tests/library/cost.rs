@@ -183,9 +183,31 @@ fn a_reduce_accumulator_growing_by_a_fixed_amount_is_bounded_by_induction() {
     assert!(used <= at, "{used} > {at}");
     let b = bound("nums.reduce((a, x) => [...a, x * 2], [])");
     assert!(b.is_bounded(), "{b}");
-    // Doubling: no bound.
-    let b = bound("nums.reduce((a, x) => a + a, \"x\")");
-    assert!(b.to_string().contains("grows faster"), "{b}");
+    // Doubling: bounded by the memory the accumulator is charged.
+    let src = "nums.reduce((a, x) => a + a, \"x\")";
+    let b = bound(src);
+    assert!(b.to_string().contains("len(nums)·memory/8"), "{b}");
+    let nums: Vec<u32> = (0..20).collect();
+    let (used, at) = measured(src, &serde_json::json!({ "nums": nums }));
+    assert!(used <= at, "{used} > {at}");
+}
+
+#[test]
+fn counts_known_only_at_run_time_are_bounded_by_the_memory_limit() {
+    let src = "name.repeat(n)";
+    let b = bound(src);
+    assert_eq!(b.to_string(), "8 + bytes(name)/16 + memory/16");
+    let ctx = Value::from_json(&serde_json::json!({"name": "ab", "n": 3})).expect("json");
+    let sizes = b.sizes_of(&ctx);
+    assert_eq!(
+        sizes.iter().collect::<Vec<_>>(),
+        [("bytes(name)", 2), ("memory", 64 << 20)]
+    );
+    let mut small = sizes.clone();
+    small.set("memory", 1600);
+    assert_eq!(b.evaluate(&small), Some(109));
+    let (used, at) = measured(src, &serde_json::json!({"name": "abc", "n": 10000}));
+    assert!(used <= at, "{used} > {at}");
 }
 
 #[test]

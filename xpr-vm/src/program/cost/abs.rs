@@ -173,6 +173,26 @@ impl Abs {
         }))
     }
 
+    /// A value the run builds, bounded only by its memory limit `m`
+    /// (bytes): every measure at most `m` (its display at most 24 bytes
+    /// per unit of weight), with elements like `elem` and fields like
+    /// `field`.
+    pub fn within_memory(string: bool, elem: Abs, field: Abs) -> Abs {
+        let m = Poly::var(Var::memory());
+        // A string's weight is one more than its bytes.
+        let weight = m.add(&Poly::num(1));
+        Abs::of_shape(Shape {
+            len: m.clone(),
+            bytes: m,
+            display: weight.scale(NUMBER_TEXT),
+            size: weight,
+            string,
+            elem: Some(Box::new(elem)),
+            rest: Some(Box::new(field)),
+            ..Shape::default()
+        })
+    }
+
     /// The abstract value of a constant.
     pub fn constant(v: &Value) -> Abs {
         match v {

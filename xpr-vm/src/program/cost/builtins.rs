@@ -408,13 +408,28 @@ impl Walk<'_> {
         let at_k = grow(&rounds);
         let (c, r) = self.callback(f, vec![at_k, elem.clone()], span)?;
         let next = grow(&rounds.add(&Poly::num(1)));
-        if !covers(&next, &r) || c.too_large() {
+        if covers(&next, &r) && !c.too_large() {
+            return Ok((c.substitute(&k, n), grow(n)));
+        }
+        // Growing faster: an accumulator the callback builds is bounded by
+        // the run's memory; one it passes on is among the values above.
+        let built = Abs::within_memory(string, elems.clone(), fields.clone());
+        let acc = others.join(&built);
+        let (c, r) = self.callback(f, vec![acc.clone(), elem.clone()], span)?;
+        let foreign = r.unknown.is_some()
+            || !r.paths.iter().all(|p| acc.paths.contains(p))
+            || !r
+                .funs
+                .iter()
+                .all(|g| acc.funs.iter().any(|h| h.proto == g.proto))
+            || !covers(&acc.elem(), &r.elem());
+        if foreign {
             return Err(self.unbounded(
                 "reduce's accumulator grows faster than by a fixed amount per element",
                 span,
             ));
         }
-        Ok((c.substitute(&k, n), grow(n)))
+        Ok((c, acc))
     }
 
     /// The string method `name`, if strings have one.
@@ -457,16 +472,18 @@ impl Walk<'_> {
                 (c, Abs::text(out))
             }
             "repeat" | "padStart" | "padEnd" => {
-                let Some(k) = a1.num() else {
-                    return Err(
-                        self.unbounded(format!("'{name}' with a count not known statically"), span)
-                    );
-                };
-                let k = k.ceil().clamp(0.0, 1e12) as u64;
-                let out = if name == "repeat" {
-                    s.scale(k)
-                } else {
-                    s.add(&Poly::num(k.saturating_mul(4)))
+                // A count known only at run time: the text is bounded by
+                // the memory it is charged before it is built.
+                let out = match a1.num() {
+                    None => Poly::var(Var::memory()),
+                    Some(k) => {
+                        let k = k.ceil().clamp(0.0, 1e12) as u64;
+                        if name == "repeat" {
+                            s.scale(k)
+                        } else {
+                            s.add(&Poly::num(k.saturating_mul(4)))
+                        }
+                    }
                 };
                 let c = Poly::num(2).add(&text_fuel(&s)).add(&text_fuel(&out));
                 (c, Abs::text(out))

@@ -13,12 +13,17 @@
 //! keeps the length, `filter` bounds it, `range` with constant arguments,
 //! concatenation adds bytes).
 //!
+//! Where a size cannot be followed but the value is one the run builds
+//! (and so charges to its memory budget before building it), the run's
+//! memory limit bounds it: the variable `memory` (`repeat` with a count
+//! known only at run time, a `reduce` accumulator that grows faster than
+//! by a fixed amount per element).
+//!
 //! There is no bound when a closure may call itself (through a value it is
 //! given: a Y combinator), when the program calls a function from the
 //! context or a host function (whose fuel it does not know), when a
-//! regex built-in is called, or when a size cannot be followed (a
-//! `reduce` whose accumulator grows faster than by a fixed amount per
-//! element, `repeat` with a count known only at run time):
+//! regex built-in is called, or when the size of a value the run did not
+//! build cannot be followed (what a host function returns):
 //! [`CostBound::Unbounded`] says why and where.
 //!
 //! The bound assumes that the context holds data (JSON values), not
@@ -48,7 +53,8 @@ pub enum CostBound {
     /// At most this polynomial of size variables ([`Var`]: `len(items)`,
     /// `bytes(user.name)`, `size(config)`, `text(x)`, `log(items)`; for a
     /// path through an array, `items[].tags`, the largest over its
-    /// elements).
+    /// elements; `memory`, the run's memory limit in bytes, where only it
+    /// bounds a value the program builds).
     Bounded(Poly),
     /// No static bound.
     Unbounded {
@@ -84,10 +90,17 @@ impl CostBound {
 
     /// The sizes of the variables the bound names, measured in `context`
     /// (the top-level object of names a run reads): the largest over
-    /// every value a path reaches, 0 for a path that reaches none.
+    /// every value a path reaches, 0 for a path that reaches none. The
+    /// variable `memory`, when the bound names it, is the default memory
+    /// limit ([`crate::limits::DEFAULT_MEMORY`]); set it to the run's
+    /// (`Sizes::set("memory", n)`) when that differs.
     pub fn sizes_of(&self, context: &Value) -> Sizes {
         let vars = self.variables();
-        Sizes::measure(&vars.iter().collect::<Vec<_>>(), context)
+        let mut sizes = Sizes::measure(&vars.iter().collect::<Vec<_>>(), context);
+        if vars.contains(&Var::memory()) {
+            sizes.set("memory", crate::limits::DEFAULT_MEMORY);
+        }
+        sizes
     }
 }
 

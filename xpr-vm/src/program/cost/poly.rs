@@ -76,6 +76,10 @@ pub enum Measure {
     Text,
     /// `ceil(log2(len))`: the passes of a merge sort of it.
     Log,
+    /// Not a measure of the context: the run's memory limit in bytes
+    /// (`Limits::memory`), which bounds every value a run builds. Its
+    /// variable is named `memory` (path `memory`).
+    Memory,
 }
 
 /// A size variable: one measure of the value at one context path.
@@ -87,6 +91,16 @@ pub struct Var {
     pub path: Path,
 }
 
+impl Var {
+    /// The run's memory limit (see [`Measure::Memory`]).
+    pub fn memory() -> Var {
+        Var {
+            measure: Measure::Memory,
+            path: Path(vec![Seg::Field("memory".into())]),
+        }
+    }
+}
+
 impl fmt::Display for Var {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = match self.measure {
@@ -95,6 +109,7 @@ impl fmt::Display for Var {
             Measure::Size => "size",
             Measure::Text => "text",
             Measure::Log => "log",
+            Measure::Memory => return f.write_str("memory"),
         };
         write!(f, "{m}({})", self.path)
     }

@@ -20,10 +20,11 @@ impl Sizes {
     }
 
     /// Sets variable `name` (`len(items)`; a bare path `items` means
-    /// `len(items)`) to `value`.
+    /// `len(items)`; `memory` is the run's memory limit in bytes) to
+    /// `value`.
     pub fn set(&mut self, name: &str, value: u64) -> &mut Sizes {
         let name = name.trim();
-        let name = if name.contains('(') {
+        let name = if name.contains('(') || name == "memory" {
             name.to_string()
         } else {
             format!("len({name})")
@@ -56,6 +57,9 @@ impl Sizes {
     pub(super) fn measure(vars: &[&Var], context: &Value) -> Sizes {
         let mut sizes = Sizes::new();
         for v in vars {
+            if v.measure == Measure::Memory {
+                continue;
+            }
             let n = reach(&v.path, context)
                 .iter()
                 .map(|x| measure(v.measure, x))
@@ -121,6 +125,7 @@ fn measure(m: Measure, v: &Value) -> u64 {
         Measure::Size => weight(v),
         Measure::Text => crate::format::display_len(v).unwrap_or(u64::MAX),
         Measure::Log => ceil_log2(measure(Measure::Len, v)),
+        Measure::Memory => 0,
     }
 }
 
