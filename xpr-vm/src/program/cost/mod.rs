@@ -32,6 +32,7 @@
 
 mod abs;
 mod builtins;
+mod calls;
 mod poly;
 mod sizes;
 mod walk;
