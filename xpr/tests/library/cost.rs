@@ -82,6 +82,9 @@ fn evaluate_at_given_sizes_and_at_a_context() {
     sizes.set("items", 1000);
     assert_eq!(b.evaluate(&sizes), Some(9_006));
     assert_eq!(b.evaluate(&Sizes::new()), None, "a variable without a size");
+    let vars = b.variables();
+    assert_eq!(vars[0].measure, xpr::cost::Measure::Len);
+    assert_eq!(vars[0].path.to_string(), "items");
     let ctx = Value::from_json(&items(7)).expect("json");
     assert_eq!(
         b.sizes_of(&ctx).iter().collect::<Vec<_>>(),
