@@ -73,13 +73,13 @@ impl Walk<'_> {
     pub(super) fn builtin(
         &mut self,
         name: &str,
-        method: Option<()>,
+        method: bool,
         args: &[Item],
         span: Span,
     ) -> R<(Poly, Abs)> {
         let all = flat(args);
         let arg = |i: usize| all.get(i).cloned().unwrap_or_else(Abs::scalar);
-        if method.is_none() {
+        if !method {
             return self.function(name, args, &all, span);
         }
         let recv = arg(0);

@@ -146,7 +146,7 @@ impl Walk<'_> {
             Some(Otherwise::Function(Value::Function(f))) => match &**f {
                 Function::Builtin(id) => {
                     let name = crate::stdlib::function_name(*id);
-                    self.builtin(name, None, &args, span)
+                    self.builtin(name, false, &args, span)
                 }
                 _ => Err(self.unbounded(
                     format!("calls the host function '{}'", self.call_name(call)),
@@ -195,7 +195,7 @@ impl Walk<'_> {
         if mref.id.is_some() {
             let mut all = vec![Item::One(recv)];
             all.extend(args);
-            let (c, r) = self.builtin(&mref.name, Some(()), &all, span)?;
+            let (c, r) = self.builtin(&mref.name, true, &all, span)?;
             cost = cost.max(&c);
             result = result.join(&r);
         } else {

@@ -180,7 +180,6 @@ impl<'p> Walk<'p> {
             return Err(self.unbounded("no such prototype", Span::default()));
         };
         let code = &proto.code;
-        let base = slots.len();
         let mut states: Vec<Option<State>> = vec![None; code.len()];
         if let Some(s) = states.first_mut() {
             *s = Some(State {
@@ -226,7 +225,7 @@ impl<'p> Walk<'p> {
                         st.pop();
                     }
                 }
-                _ => self.step(op, &mut st, fun, base, span)?,
+                _ => self.step(op, &mut st, fun, span)?,
             }
             for (target, state) in jump.into_iter().chain(next.map(|n| (n, st))) {
                 if target <= ip {
@@ -245,7 +244,7 @@ impl<'p> Walk<'p> {
 
     /// Every instruction but the jumps and `Return`: its fuel beyond the
     /// unit already charged, and its effect on the stack.
-    fn step(&mut self, op: Op, st: &mut State, fun: &Fun, base: usize, span: Span) -> R<()> {
+    fn step(&mut self, op: Op, st: &mut State, fun: &Fun, span: Span) -> R<()> {
         let program = self.program;
         let konst = |c: u32| {
             program
@@ -512,7 +511,7 @@ impl<'p> Walk<'p> {
                 let at = st.stack.len().saturating_sub(argc as usize);
                 let args = st.take_from(at);
                 let name = crate::stdlib::function_name(id);
-                let (c, r) = self.builtin(name, None, &args, span)?;
+                let (c, r) = self.builtin(name, false, &args, span)?;
                 st.charge(&c);
                 st.push(r);
             }
@@ -520,7 +519,7 @@ impl<'p> Walk<'p> {
                 let at = st.marks.pop().unwrap_or(st.stack.len());
                 let args = st.take_from(at);
                 let name = crate::stdlib::function_name(id);
-                let (c, r) = self.builtin(name, None, &args, span)?;
+                let (c, r) = self.builtin(name, false, &args, span)?;
                 st.charge(&c);
                 st.push(r);
             }
@@ -637,7 +636,6 @@ impl<'p> Walk<'p> {
             | Op::JumpIfNotNullOrPop(_)
             | Op::JumpIfNull(_) => {}
         }
-        let _ = base;
         Ok(())
     }
 
