@@ -105,3 +105,5 @@ fn stored_programs_run_as_compiled() {
         mismatches.join("\n")
     );
 }
+#[path = "suites/cost_bound.rs"]
+mod cost_bound;

@@ -231,6 +231,18 @@ fn check_run(program: &xpr::Program, src: &str, spans: bool) {
         "fuel budget exceeded ({} units) by {src:?}",
         vm.fuel_used()
     );
+    // The static cost bound holds: the run used at most the bound at the
+    // context's sizes (`memory` being this engine's budget).
+    let bound = program.cost_bound();
+    let mut sizes = bound.sizes_of(context());
+    sizes.set("memory", MEMORY);
+    if let Some(at) = bound.evaluate(&sizes) {
+        assert!(
+            vm.fuel_used() <= at,
+            "fuel used ({}) above the static bound {at} = {bound} by {src:?}",
+            vm.fuel_used()
+        );
+    }
     if let Some(cpu) = cpu {
         let fuel = u32::try_from(vm.fuel_used()).unwrap_or(u32::MAX);
         if trace() {

@@ -10,8 +10,22 @@ use std::io::Write as _;
 
 use xpr::{CheckReport, Severity};
 
+use super::cost::CostReport;
 use super::sample;
 use super::{CheckArgs, Exit};
+
+/// The `--context` object of `check --cost`.
+fn context_value(text: &str, depth: u32) -> Result<xpr::Value, Exit> {
+    let mut conv = super::json_in::Conv::new(false, depth);
+    match super::json_in::parse_value(text, &mut conv) {
+        Ok(v @ xpr::Value::Object(_)) => Ok(v),
+        Ok(other) => Err(Exit::usage(format_args!(
+            "--context: expected a JSON object, got {}",
+            other.type_name()
+        ))),
+        Err(e) => Err(Exit::usage(format_args!("--context: {}", e.message()))),
+    }
+}
 
 /// Runs `xpr check`: the library's [`xpr::CheckReport`], as text or JSON.
 /// Its validity alone decides the exit status (and `valid`).
@@ -49,12 +63,30 @@ pub fn check(args: &CheckArgs) -> Result<(), Exit> {
         report.deny_warnings();
     }
     let valid = report.is_valid();
+    let cost = match engine.compile(&args.expr) {
+        Ok(program) if args.cost => {
+            let mut contexts = samples;
+            if let Some(text) = &args.context {
+                contexts = vec![context_value(text, args.limits.value_depth())?];
+            }
+            let memory = args.limits.limits().memory;
+            Some(CostReport::new(&program, &contexts, &args.sizes, memory)?)
+        }
+        _ => None,
+    };
     if args.json {
-        let mut out = report.to_json().to_string().into_bytes();
+        let mut json = report.to_json();
+        if let (Some(c), Some(o)) = (&cost, json.as_object_mut()) {
+            o.insert("cost".into(), c.json());
+        }
+        let mut out = json.to_string().into_bytes();
         out.push(b'\n');
         print(&out)?;
     } else {
         print_text(&report, &args.expr)?;
+        if let Some(c) = &cost {
+            print(c.text().as_bytes())?;
+        }
     }
     if valid {
         Ok(())

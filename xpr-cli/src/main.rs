@@ -23,6 +23,7 @@ mod columnar;
 #[cfg(not(feature = "columnar"))]
 #[path = "columnar_off.rs"]
 mod columnar;
+mod cost;
 mod eval;
 mod explain;
 mod input;
@@ -428,6 +429,15 @@ pub struct CheckArgs {
     /// Exit with status 1 when there are warnings (unknown fields, other languages' names and methods, likely mistakes).
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Print a static upper bound of the fuel a run uses, as a formula of the context's sizes (`12 + 9·len(items)`), or why there is none.
+    #[arg(long)]
+    pub cost: bool,
+    /// With --cost: a size the formula names, `len(items)=1000` (a bare `items=1000` is `len(items)`); prints the bound's value. Repeatable.
+    #[arg(long, value_name = "NAME=N", requires = "cost")]
+    pub sizes: Vec<String>,
+    /// With --cost: a context (a JSON object) whose sizes the bound is evaluated at (with --sample: the largest over its records).
+    #[arg(long, value_name = "JSON", requires = "cost")]
+    pub context: Option<String>,
     /// What expressions may use and must yield (`--allow`, `--deny`, `--expect`).
     #[command(flatten)]
     pub guard: GuardArgs,

@@ -120,6 +120,10 @@ pub struct HostFunction {
     pub arity: Arity,
     /// Fuel charged for every call, before any [`Meter::charge`].
     pub fuel_per_call: u64,
+    /// Whether the function may charge fuel through its [`Meter`]: then
+    /// its fuel per call is not known before it runs, and a program that
+    /// calls it has no static cost bound (`Program::cost_bound`).
+    pub meters: bool,
     /// The function itself.
     pub callback: Arc<HostCallback>,
 }

@@ -276,7 +276,7 @@ impl Engine {
     where
         F: Fn(&[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
     {
-        self.register_metered(name, arity, move |_, args| f(args))
+        self.register_host(name, arity, false, move |_, args| f(args))
     }
 
     /// Like [`Engine::register`], for a function that charges fuel for its own
@@ -288,6 +288,22 @@ impl Engine {
         &mut self,
         name: &str,
         arity: Arity,
+        f: F,
+    ) -> Result<&mut Self, Error>
+    where
+        F: Fn(&mut Meter, &[Value]) -> Result<Value, HostError> + Send + Sync + 'static,
+    {
+        self.register_host(name, arity, true, f)
+    }
+
+    /// [`Engine::register_metered`]; `meters` false for a function whose
+    /// meter is never charged ([`Engine::register`]), whose fuel per call
+    /// is then known before it runs.
+    fn register_host<F>(
+        &mut self,
+        name: &str,
+        arity: Arity,
+        meters: bool,
         f: F,
     ) -> Result<&mut Self, Error>
     where
@@ -323,6 +339,7 @@ impl Engine {
             name: name.to_string(),
             arity,
             fuel_per_call: 1,
+            meters,
             callback: Arc::new(callback),
         }));
         Ok(self)
@@ -858,6 +875,12 @@ impl Program {
     pub fn heap_bytes(&self) -> u64 {
         let source = self.origin.as_ref().map_or(0, |o| o.source.len() as u64);
         self.program.heap_bytes() + source
+    }
+
+    /// A static upper bound of the fuel a run uses, as a function of the
+    /// sizes of the context's values (see [`xpr_vm::program::cost`]).
+    pub fn cost_bound(&self) -> crate::CostBound {
+        self.program.cost_bound()
     }
 
     /// The underlying bytecode program.

@@ -67,6 +67,7 @@ pub use xpr_vm::bind;
 pub use xpr_vm::foreign;
 pub use xpr_vm::format::to_json_string;
 pub use xpr_vm::program::UnknownFunction;
+pub use xpr_vm::program::cost::{self, CostBound, Sizes};
 pub use xpr_vm::vm::{Fields, Output};
 pub use xpr_vm::{
     Arity, Budget, BudgetReport, CancelHandle, Capabilities, Clock, Context, Error, ErrorKind,

@@ -11,6 +11,7 @@ mod cli_calls;
 mod cli_card;
 #[cfg(feature = "columnar")]
 mod cli_columnar;
+mod cli_cost;
 mod cli_explain;
 mod cli_guard;
 mod cli_hints;

@@ -33,6 +33,7 @@ fn host(name: &str) -> Value {
         name: name.into(),
         arity: Arity::Exact(1),
         fuel_per_call: 1,
+        meters: true,
         callback: Arc::new(|_, args| Ok(Value::from(format!("host got {:?}", args[0])))),
     }))))
 }

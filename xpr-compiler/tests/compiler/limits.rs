@@ -138,6 +138,7 @@ fn sleeper() -> Arc<HostFunction> {
         name: "sleep".into(),
         arity: Arity::Exact(1),
         fuel_per_call: 1,
+        meters: true,
         callback: Arc::new(|_, args: &[Value]| {
             let ms = args.first().and_then(Value::as_number).unwrap_or(0.0);
             std::thread::sleep(Duration::from_millis(ms as u64));
@@ -153,6 +154,7 @@ fn burner() -> Arc<HostFunction> {
         name: "burn".into(),
         arity: Arity::Exact(1),
         fuel_per_call: 1,
+        meters: true,
         callback: Arc::new(|_, args: &[Value]| {
             let ms = args.first().and_then(Value::as_number).unwrap_or(0.0);
             let want = Duration::from_millis(ms as u64);
@@ -298,6 +300,7 @@ fn cancellation_from_another_thread() {
         name: "wait".into(),
         arity: Arity::Exact(0),
         fuel_per_call: 1,
+        meters: true,
         callback: Arc::new(move |_, _: &[Value]| {
             let _ = started.send(());
             while !flag.is_cancelled() {

@@ -12,12 +12,14 @@
 //! [`Program::new`], which validates every operand once, so the VM never
 //! meets an index out of range.
 
+pub mod cost;
 mod disasm;
 mod op;
 mod parts;
 mod paths;
 pub mod store;
 
+pub use cost::{CostBound, Sizes};
 pub(crate) use disasm::show_value;
 pub use op::{Capture, Cmp, Op};
 pub use parts::{Global, MethodRef, NamedCall, Otherwise, ProgramParts, Proto, UnknownFunction};

@@ -19,6 +19,7 @@ fn lam(f: impl Fn(&[Value]) -> Value + Send + Sync + 'static) -> Value {
         name: "lambda".into(),
         arity: Arity::AtLeast(0),
         fuel_per_call: 0,
+        meters: true,
         callback: Arc::new(
             move |_: &mut Meter, args: &[Value]| -> Result<Value, HostError> { Ok(f(args)) },
         ),

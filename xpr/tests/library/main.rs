@@ -8,6 +8,7 @@ mod card;
 mod common;
 mod compile_and_format_budgets;
 mod context_paths;
+mod cost;
 mod derive;
 mod explain;
 mod fields;

@@ -71,6 +71,7 @@ pub(super) fn lam(f: impl Fn(&[Value]) -> Result<Value, String> + Send + Sync + 
         name: "lambda".into(),
         arity: Arity::AtLeast(0),
         fuel_per_call: 0,
+        meters: true,
         callback: Arc::new(move |_: &mut Meter, args: &[Value]| f(args).map_err(HostError)),
     }))))
 }

@@ -1,0 +1,244 @@
+//! The static cost bound (issue 20, part 1): its formula, its value at
+//! given sizes or at a context's, where it has none and why, and that runs
+//! stay under it (the property test over the conformance cases and
+//! generated expressions is in `conformance/tests/suites/cost_bound.rs`).
+
+use xpr::{CostBound, Engine, Limits, Sizes, Value, Vm};
+
+fn engine() -> Engine {
+    Engine::new().with_limits(Limits {
+        fuel: None,
+        timeout: None,
+        ..Limits::default()
+    })
+}
+
+fn bound(src: &str) -> CostBound {
+    engine().compile(src).expect("compiles").cost_bound()
+}
+
+/// The fuel a run of `src` on `context` uses, and the bound at the
+/// context's sizes.
+fn measured(src: &str, context: &serde_json::Value) -> (u64, u64) {
+    let program = engine().compile(src).expect("compiles");
+    let ctx = Value::from_json(context).expect("json");
+    let mut vm = Vm::new();
+    program.run_in(&mut vm, &ctx).expect("runs");
+    let b = program.cost_bound();
+    let at = b.evaluate(&b.sizes_of(&ctx)).expect("bounded");
+    (vm.fuel_used(), at)
+}
+
+fn items(n: usize) -> serde_json::Value {
+    let items: Vec<_> = (0..n)
+        .map(|i| serde_json::json!({"price": i % 100, "name": format!("item {i}"), "tags": ["a", "bb"]}))
+        .collect();
+    serde_json::json!({ "items": items, "name": "x".repeat(n) })
+}
+
+#[test]
+fn formulas_name_the_sizes_of_context_paths() {
+    for (src, want) in [
+        ("1 + 2", "2"),
+        ("name + \"!\"", "5 + bytes(name)/16"),
+        (
+            "items.filter(x => x.price > 50).map(x => x.name)",
+            "6 + 9·len(items)",
+        ),
+        (
+            "items.map(x => x.tags.length).sum()",
+            "6 + 6·len(items) + len(items)·bytes(items[].tags)/16",
+        ),
+        ("let f = x => x * 2; nums.map(f)", "6 + 6·len(nums)"),
+        ("nums.reduce((a, b) => a + b, 0)", "5 + 6·len(nums)"),
+    ] {
+        assert_eq!(bound(src).to_string(), want, "{src}");
+    }
+    // Sorting: one comparison per element per pass.
+    let sort = bound("items.sortBy(x => x.price)").to_string();
+    assert!(sort.contains("len(items)·log(items)"), "{sort}");
+}
+
+#[test]
+fn sizes_of_values_the_program_builds_are_followed() {
+    // range with constants: a number, no variable.
+    let b = bound("range(0, 10).map(x => x * 2)");
+    assert!(b.variables().is_empty(), "{b}");
+    // map keeps the length: the second map is bounded by len(items) too.
+    let b = bound("items.map(x => x.price).map(p => p + 1)");
+    assert_eq!(
+        b.variables()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["len(items)"]
+    );
+}
+
+#[test]
+fn evaluate_at_given_sizes_and_at_a_context() {
+    let b = bound("items.filter(x => x.price > 50).map(x => x.name)");
+    let mut sizes = Sizes::new();
+    sizes.set("items", 1000);
+    assert_eq!(b.evaluate(&sizes), Some(9_006));
+    assert_eq!(b.evaluate(&Sizes::new()), None, "a variable without a size");
+    let vars = b.variables();
+    assert_eq!(vars[0].measure, xpr::cost::Measure::Len);
+    assert_eq!(vars[0].path.to_string(), "items");
+    let ctx = Value::from_json(&items(7)).expect("json");
+    assert_eq!(
+        b.sizes_of(&ctx).iter().collect::<Vec<_>>(),
+        [("len(items)", 7)]
+    );
+    // A path through an array: the largest over its elements.
+    let b = bound("items.map(x => x.name.upper())");
+    let s = b.sizes_of(&ctx);
+    assert_eq!(
+        s.iter().find(|(k, _)| k.starts_with("bytes")),
+        Some(("bytes(items[].name)", 6))
+    );
+}
+
+#[test]
+fn runs_stay_under_the_bound_and_near_it() {
+    for src in [
+        "items.filter(x => x.price > 50).map(x => x.name)",
+        "items.map(x => x.name.upper()).join(\",\")",
+        "items.sortBy(x => x.price).map(x => x.tags.length).sum()",
+        "items.groupBy(x => x.price % 3)",
+        "`${name}-${items.length}`",
+    ] {
+        for n in [0, 1, 10, 1000] {
+            let (used, at) = measured(src, &items(n));
+            assert!(used <= at, "{src} at {n}: used {used} > bound {at}");
+            if n == 1000 && !src.contains("sortBy") && !src.contains("groupBy") {
+                assert!(at <= 3 * used, "{src} at {n}: bound {at} far above {used}");
+            }
+        }
+    }
+}
+
+#[test]
+fn recursion_is_unbounded_at_the_call_that_makes_it() {
+    let src = "((f) => f(f))((g) => g(g))";
+    match bound(src) {
+        CostBound::Unbounded { reason, span } => {
+            assert!(reason.contains("call itself"), "{reason}");
+            assert_eq!(&src[span.start as usize..span.end as usize], "g(g)");
+        }
+        b => panic!("{src}: {b}"),
+    }
+}
+
+#[test]
+fn functions_of_unknown_cost_are_unbounded_with_the_reason() {
+    let b = bound("score(1)");
+    assert!(b.to_string().contains("'score'"), "{b}");
+}
+
+#[test]
+fn host_functions_cost_their_declared_fuel_unless_they_meter() {
+    let mut engine = engine();
+    engine
+        .register("twice", xpr::Arity::Exact(1), |a| Ok(a[0].clone()))
+        .expect("registers");
+    engine
+        .register_metered("work", xpr::Arity::Exact(1), |m, a| {
+            m.charge(10);
+            Ok(a[0].clone())
+        })
+        .expect("registers");
+    // `twice(n) > 3`: four instructions and the call's declared unit.
+    let b = engine
+        .compile("twice(n) > 3")
+        .expect("compiles")
+        .cost_bound();
+    assert_eq!(b.to_string(), "5", "{b}");
+    let program = engine.compile("twice(n) > 3").expect("compiles");
+    let mut vm = Vm::new();
+    let ctx = Value::from_json(&serde_json::json!({"n": 5})).expect("json");
+    program.run_in(&mut vm, &ctx).expect("runs");
+    assert!(vm.fuel_used() <= 5, "{}", vm.fuel_used());
+    // What it returns has no known size.
+    let b = engine
+        .compile("twice(name).length")
+        .expect("compiles")
+        .cost_bound();
+    assert!(b.to_string().contains("what 'twice' returns"), "{b}");
+    let b = engine.compile("work(1)").expect("compiles").cost_bound();
+    assert!(
+        b.to_string().contains("host function 'work', which meters"),
+        "{b}"
+    );
+}
+
+#[test]
+fn a_reduce_accumulator_growing_by_a_fixed_amount_is_bounded_by_induction() {
+    // Each round copies the text so far: quadratic in the word count.
+    let b = bound("words.reduce((a, w) => a + w, \"\")");
+    assert!(
+        b.to_string()
+            .contains("len(words)·len(words)·bytes(words[])/16"),
+        "{b}"
+    );
+    let ctx = serde_json::json!({"words": ["ab", "cde", "f", "ghij"]});
+    let (used, at) = measured("words.reduce((a, w) => a + w, \"\")", &ctx);
+    assert!(used <= at, "{used} > {at}");
+    let b = bound("nums.reduce((a, x) => [...a, x * 2], [])");
+    assert!(b.is_bounded(), "{b}");
+    // Doubling: bounded by the memory the accumulator is charged.
+    let src = "nums.reduce((a, x) => a + a, \"x\")";
+    let b = bound(src);
+    assert!(b.to_string().contains("len(nums)·memory/8"), "{b}");
+    let nums: Vec<u32> = (0..20).collect();
+    let (used, at) = measured(src, &serde_json::json!({ "nums": nums }));
+    assert!(used <= at, "{used} > {at}");
+}
+
+#[test]
+fn counts_known_only_at_run_time_are_bounded_by_the_memory_limit() {
+    let src = "name.repeat(n)";
+    let b = bound(src);
+    assert_eq!(b.to_string(), "8 + bytes(name)/16 + memory/16");
+    let ctx = Value::from_json(&serde_json::json!({"name": "ab", "n": 3})).expect("json");
+    let sizes = b.sizes_of(&ctx);
+    assert_eq!(
+        sizes.iter().collect::<Vec<_>>(),
+        [("bytes(name)", 2), ("memory", 64 << 20)]
+    );
+    let mut small = sizes.clone();
+    small.set("memory", 1600);
+    assert_eq!(b.evaluate(&small), Some(109));
+    let (used, at) = measured(src, &serde_json::json!({"name": "abc", "n": 10000}));
+    assert!(used <= at, "{used} > {at}");
+}
+
+#[test]
+fn hostile_programs_end_the_analysis_quickly() {
+    let engine = Engine::new().with_limits(Limits {
+        max_depth: None,
+        max_length: None,
+        ..Limits::default()
+    });
+    let bound = |src: &str| engine.compile(src).expect("compiles").cost_bound();
+    // Each function calls the one before three times: 3^14 call sites.
+    let mut src = String::from("let f0 = x => x + 1; ");
+    for i in 1..15 {
+        let p = i - 1;
+        src.push_str(&format!("let f{i} = x => f{p}(f{p}(f{p}(x))); "));
+    }
+    src.push_str("f14(1)");
+    let b = bound(&src);
+    assert!(b.to_string().contains("too large"), "{b}");
+    // Calls nested deeper than the analysis follows.
+    let mut src = String::from("let g0 = x => x; ");
+    for i in 1..56 {
+        src.push_str(&format!("let g{i} = x => g{}(x); ", i - 1));
+    }
+    src.push_str("g55(1)");
+    let b = bound(&src);
+    assert!(b.to_string().contains("nested too deeply"), "{b}");
+    // Long straight code is linear.
+    let src = vec!["a.length"; 200].join(" + ");
+    assert!(bound(&src).is_bounded());
+}
