@@ -189,6 +189,7 @@ fn host(name: &str) -> Arc<HostFunction> {
         name: name.into(),
         arity: Arity::Exact(0),
         fuel_per_call: 1,
+        meters: false,
         callback: Arc::new(|_, _| Ok(Value::Null)),
     })
 }
