@@ -42,10 +42,15 @@ impl Vm {
         ctx: &dyn Context,
         opts: &RunOptions,
     ) -> Result<Value, Error> {
-        // A result handed over as fields lives until the next run.
-        self.fields.clear();
+        // A result handed over as fields lives until the next run. (Both
+        // are usually empty: tested first, so no drop is called.)
+        if !self.fields.is_empty() {
+            self.fields.clear();
+        }
         // Filled lazily, by contexts that build the values they return.
-        self.globals.clear();
+        if !self.globals.is_empty() {
+            self.globals.clear();
+        }
         // A chain of field reads on a name is asked of a context that
         // answers paths as a whole (asked once per run), in the dispatch
         // loop only.
