@@ -262,7 +262,7 @@ impl Gen<'_> {
             };
         }
         let d = d - 1;
-        match self.rng.below(22) {
+        match self.rng.below(28) {
             0 => format!("({} + {})", self.text(d), self.text(d)),
             1 => format!(
                 "`{}-${{{}}}-${{{}}}`",
@@ -292,6 +292,13 @@ impl Gen<'_> {
             18 => format!("{}.map(v => string(v)).join(\",\")", self.list(d)),
             19 => format!("(let y = {}; y + y)", self.text(d)),
             20 => format!("{}.padEnd(6, \"-\")", self.text(d)),
+            // The regex built-ins (their bound is loose: see `cost::regex`).
+            21 => format!("replacePattern({}, \"[a-c]+\", \"<$&>\")", self.text(d)),
+            22 => format!("{}.replace(/(\\w)(\\w)?/, \"$2$1$`\")", self.text(d)),
+            23 => format!("(match({}, \"[a-z]{{2,}}\") ?? \"\")", self.text(d)),
+            24 => format!("matchAll({}, /\\w*/).join(\"|\")", self.text(d)),
+            25 => format!("{}.split(/(,)\\s*/).join(\";\")", self.text(d)),
+            26 => format!("string(/a[ab]{{16}}c/.test({}))", self.text(d)),
             _ => format!("{{a: {}}}.a", self.text(d)),
         }
     }
