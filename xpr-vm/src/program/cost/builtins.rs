@@ -176,7 +176,7 @@ impl Walk<'_> {
             }
             _ => {
                 return Err(self.unbounded(
-                    format!("'{name}': regex and other built-ins without a static cost model"),
+                    format!("'{name}': a built-in without a static cost model"),
                     span,
                 ));
             }
