@@ -14,6 +14,9 @@ use xpr_testkit::Rng;
 #[derive(Default)]
 struct Tally {
     ratios: Vec<f64>,
+    /// The ratios of the expressions that call a regex built-in (by their
+    /// text: a call of `match`, `test`, ..., a regex literal argument).
+    regex_ratios: Vec<f64>,
     unbounded: usize,
     reasons: std::collections::BTreeMap<String, usize>,
     violations: Vec<String>,
@@ -42,7 +45,13 @@ impl Tally {
                 *self.reasons.entry(short).or_default() += 1;
             }
             CostBound::Bounded(_) => match bound.evaluate(&bound.sizes_of(&ctx)) {
-                Some(at) if used <= at => self.ratios.push(used as f64 / at.max(1) as f64),
+                Some(at) if used <= at => {
+                    let ratio = used as f64 / at.max(1) as f64;
+                    self.ratios.push(ratio);
+                    if calls_regex(src) {
+                        self.regex_ratios.push(ratio);
+                    }
+                }
                 at => self.violations.push(format!(
                     "{src}\n  context {context}\n  used {used} > bound {at:?} = {bound}"
                 )),
@@ -51,11 +60,7 @@ impl Tally {
     }
 
     fn median(&mut self) -> f64 {
-        self.ratios.sort_by(f64::total_cmp);
-        self.ratios
-            .get(self.ratios.len() / 2)
-            .copied()
-            .unwrap_or(0.0)
+        median_of(&mut self.ratios)
     }
 
     fn report(&mut self, what: &str) {
@@ -65,6 +70,11 @@ impl Tally {
             self.ratios.len(),
             self.unbounded,
             self.succeeded
+        );
+        let regex = median_of(&mut self.regex_ratios);
+        println!(
+            "  of which {} call a regex built-in (median measured/bound {regex:.2e})",
+            self.regex_ratios.len()
         );
         for (reason, n) in &self.reasons {
             println!("  unbounded {n:>4}: {reason}");
@@ -76,6 +86,18 @@ impl Tally {
             self.violations.join("\n")
         );
     }
+}
+
+fn median_of(ratios: &mut [f64]) -> f64 {
+    ratios.sort_by(f64::total_cmp);
+    ratios.get(ratios.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Whether `src` may call a regex built-in (a heuristic, for the report).
+fn calls_regex(src: &str) -> bool {
+    ["match", "test(", "replacePattern", "(/", ", /"]
+        .iter()
+        .any(|w| src.contains(w))
 }
 
 #[test]
@@ -262,7 +284,7 @@ impl Gen<'_> {
             };
         }
         let d = d - 1;
-        match self.rng.below(22) {
+        match self.rng.below(28) {
             0 => format!("({} + {})", self.text(d), self.text(d)),
             1 => format!(
                 "`{}-${{{}}}-${{{}}}`",
@@ -292,6 +314,13 @@ impl Gen<'_> {
             18 => format!("{}.map(v => string(v)).join(\",\")", self.list(d)),
             19 => format!("(let y = {}; y + y)", self.text(d)),
             20 => format!("{}.padEnd(6, \"-\")", self.text(d)),
+            // The regex built-ins (their bound is loose: see `cost::regex`).
+            21 => format!("replacePattern({}, \"[a-c]+\", \"<$&>\")", self.text(d)),
+            22 => format!("{}.replace(/(\\w)(\\w)?/, \"$2$1$`\")", self.text(d)),
+            23 => format!("(match({}, \"[a-z]{{2,}}\") ?? \"\")", self.text(d)),
+            24 => format!("matchAll({}, /\\w*/).join(\"|\")", self.text(d)),
+            25 => format!("{}.split(/(,)\\s*/).join(\";\")", self.text(d)),
+            26 => format!("string(/a[ab]{{16}}c/.test({}))", self.text(d)),
             _ => format!("{{a: {}}}.a", self.text(d)),
         }
     }

@@ -242,3 +242,66 @@ fn hostile_programs_end_the_analysis_quickly() {
     let src = vec!["a.length"; 200].join(" + ");
     assert!(bound(&src).is_bounded());
 }
+
+/// Hostile regex runs (long haystacks, patterns whose lazy DFA gives up,
+/// many and empty matches, captures, templates that copy the haystack,
+/// string patterns compiled at run time, a cold DFA cache filling up):
+/// every one is bounded and stays under its bound.
+#[test]
+fn regex_built_ins_are_bounded_and_runs_stay_under() {
+    let ab = "ab".repeat(2_000);
+    let digits: String = (0..2_000).map(|i| i.to_string()).collect();
+    let short = &digits[..1_500];
+    let cases: [(&str, &str); 16] = [
+        (r#"matches(s, "a+")"#, &ab),
+        (r#"/a[ab]{16}c/.test(s)"#, &ab),
+        (r#"match(s, "a[ab]{16}c")"#, &ab),
+        (r#"s.match(/b+a/)"#, &ab),
+        (r#"matchAll(s, "a").length"#, &ab),
+        (r#"matchAll(s, "").length"#, &ab),
+        (r#"matchAll(s, /a{1,1000}b|a/).length"#, &ab),
+        (r#"s.split(/(a)(x)?/).length"#, &ab),
+        (r#"s.split(/x*/).length"#, &ab),
+        (r#"replacePattern(s, "(a)(b)", "$2$1").length"#, &ab),
+        (r#"s.replace(/[ab]{3}/, "<$&>").length"#, &ab),
+        (r#"s.slice(0, 200).replace(/b/, "$`$'").length"#, &ab),
+        (r#"matchAll(s, /[\s\S]{300}/).length"#, &digits),
+        (r#"matchAll(s, "[0-9]{20}[13579]").length"#, &digits),
+        // A cold cache filled by states of a thousand NFA states each,
+        // and one that fills up and gives up for the NFA simulation.
+        (r#"match(s, /[\s\S]{1000}/)"#, short),
+        (r#"matches(s, "[\\s\\S]{1000}z")"#, short),
+    ];
+    for (src, hay) in cases {
+        let (used, at) = measured(src, &serde_json::json!({ "s": hay }));
+        assert!(used <= at, "{src}: used {used} > bound {at}");
+        println!("{src}: used {used}, bound {at}");
+        assert!(
+            bound(src)
+                .variables()
+                .iter()
+                .any(|v| v.to_string() == "bytes(s)"),
+            "{src}: {}",
+            bound(src)
+        );
+    }
+}
+
+#[test]
+fn regex_patterns_must_be_known_to_be_bounded() {
+    // Read from the context, or built at run time: no bound, and why.
+    for src in [r#"matches(s, p)"#, r#"matches(s, p + "x")"#] {
+        match bound(src) {
+            CostBound::Unbounded { reason, .. } => {
+                assert!(reason.contains("pattern"), "{src}: {reason}")
+            }
+            b => panic!("{src}: {b}"),
+        }
+    }
+    // A literal pattern string costs its compilation on every call.
+    let mut sizes = Sizes::new();
+    sizes.set("bytes(s)", 100);
+    let lit = bound(r#"matches(s, "a+")"#).evaluate(&sizes);
+    let re = bound(r#"/a+/.test(s)"#).evaluate(&sizes);
+    assert!(lit.is_some() && lit > re, "{lit:?} {re:?}");
+}

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::poly::{Measure, Path, Poly, Seg, Var};
+use super::regex::Facts;
 use crate::value::{Key, Value};
 
 /// A closure the program may make: its prototype and what it captured.
@@ -32,6 +33,10 @@ pub(super) struct Shape {
     pub display: Poly,
     /// Whether it may be a regex.
     pub regex: bool,
+    /// What searching with it costs, the largest over the regexes it may
+    /// be (`None` when `regex` is false, or when a regex may be one whose
+    /// cost is not known).
+    pub re: Option<Facts>,
     /// Whether it may be a string.
     pub string: bool,
     /// The largest magnitude of a number it may be, when known.
@@ -88,6 +93,12 @@ impl Shape {
             size: self.size.max(&o.size),
             display: self.display.max(&o.display),
             regex: self.regex || o.regex,
+            re: match (self.regex, o.regex) {
+                (true, true) => self.re.as_ref().zip(o.re.as_ref()).map(|(a, b)| a.join(b)),
+                (true, false) => self.re.clone(),
+                (false, true) => o.re.clone(),
+                (false, false) => None,
+            },
             string: self.string || o.string,
             num: match (self.num, o.num) {
                 (Some(a), Some(b)) => Some(a.max(b)),
@@ -235,6 +246,8 @@ impl Abs {
                 let mut a = Abs::text(Poly::num(r.pattern().len() as u64 + 8));
                 if let Some(sh) = a.shape.as_deref_mut() {
                     sh.regex = true;
+                    sh.string = false;
+                    sh.re = Some(Facts::of(r));
                 }
                 a
             }
@@ -327,11 +340,6 @@ impl Abs {
         !self.paths.is_empty()
             || self.unknown.is_some()
             || self.shape.as_deref().is_some_and(|s| s.string)
-    }
-
-    /// Whether it may be a regex.
-    pub fn may_be_regex(&self) -> bool {
-        self.shape.as_deref().is_some_and(|s| s.regex)
     }
 
     /// The largest magnitude of a number it may be, when known.

@@ -80,6 +80,9 @@ impl Walk<'_> {
         let all = flat(args);
         let arg = |i: usize| all.get(i).cloned().unwrap_or_else(Abs::scalar);
         if !method {
+            if let Some(found) = self.regex_builtin(name, false, &all, span)? {
+                return Ok(found);
+            }
             return self.function(name, args, &all, span);
         }
         let recv = arg(0);
@@ -105,11 +108,9 @@ impl Walk<'_> {
             merge(c, r);
             any = true;
         }
-        if matches!(name, "match" | "matchAll" | "test") || a1.may_be_regex() {
-            return Err(self.unbounded(
-                format!("'{name}' with a regex: regex built-ins have no static cost model"),
-                span,
-            ));
+        if let Some((c, r)) = self.regex_builtin(name, true, &all, span)? {
+            merge(c, r);
+            any = true;
         }
         if !any {
             return Err(self.unbounded(format!("no cost model for the method '{name}'"), span));
@@ -175,7 +176,7 @@ impl Walk<'_> {
             }
             _ => {
                 return Err(self.unbounded(
-                    format!("'{name}': regex and other built-ins without a static cost model"),
+                    format!("'{name}': a built-in without a static cost model"),
                     span,
                 ));
             }

@@ -19,11 +19,16 @@
 //! known only at run time, a `reduce` accumulator that grows faster than
 //! by a fixed amount per element).
 //!
+//! The regex built-ins are bounded by what the VM charges them (`regex`):
+//! soundly but loosely, since the lazy DFA's cache growth is bounded only
+//! by what the cache can hold, about 50 million fuel a search.
+//!
 //! There is no bound when a closure may call itself (through a value it is
 //! given: a Y combinator), when the program calls a function from the
 //! context or a host function (whose fuel it does not know), when a
-//! regex built-in is called, or when the size of a value the run did not
-//! build cannot be followed (what a host function returns):
+//! regex built-in is given a pattern not known statically (read from the
+//! context or built at run time), or when the size of a value the run did
+//! not build cannot be followed (what a host function returns):
 //! [`CostBound::Unbounded`] says why and where.
 //!
 //! The bound assumes that the context holds data (JSON values), not
@@ -34,6 +39,7 @@ mod abs;
 mod builtins;
 mod calls;
 mod poly;
+mod regex;
 mod sizes;
 mod walk;
 

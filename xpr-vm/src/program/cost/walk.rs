@@ -151,6 +151,8 @@ pub(super) struct Walk<'p> {
     /// is recursion).
     pub(super) active: Vec<u32>,
     steps: u64,
+    /// Pattern strings compiled for their cost, by text.
+    pub(super) patterns: std::collections::HashMap<Arc<str>, super::regex::Pattern>,
 }
 
 impl<'p> Walk<'p> {
@@ -159,6 +161,7 @@ impl<'p> Walk<'p> {
             program,
             active: Vec::new(),
             steps: 0,
+            patterns: std::collections::HashMap::new(),
         }
     }
 
