@@ -145,3 +145,65 @@ impl Program {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CostBound;
+    use crate::error::Span;
+    use crate::program::{MethodRef, Op, Program, ProgramParts, Proto};
+    use crate::value::Value;
+
+    fn program(code: Vec<Op>, constants: Vec<Value>) -> Program {
+        let parts = ProgramParts {
+            protos: vec![Proto {
+                spans: vec![Span::default(); code.len()],
+                code,
+                ..Proto::default()
+            }],
+            constants,
+            methods: vec![MethodRef {
+                name: "values".into(),
+                id: crate::stdlib::method_id("values"),
+            }],
+            ..ProgramParts::default()
+        };
+        Program::new(parts).expect("valid operands")
+    }
+
+    /// Code no compiler emits (a stored program's body may hold it): a
+    /// method call that takes more values than the stack has, paths that
+    /// meet with different heights. No bound: the analysis cannot follow
+    /// what the VM does with it (found by the `load` fuzz target, where a
+    /// call of `values` with one argument too many used 13 fuel against a
+    /// bound of 12).
+    #[test]
+    fn code_that_reads_below_its_stack_has_no_bound() {
+        let object = Value::from_json(&serde_json::json!({"x": 1})).expect("converts");
+        let call = |argc| {
+            program(
+                vec![Op::Const(0), Op::CallMethod { method: 0, argc }, Op::Return],
+                vec![object.clone()],
+            )
+            .cost_bound()
+        };
+        assert!(call(0).is_bounded());
+        assert!(matches!(
+            call(1),
+            CostBound::Unbounded { reason, .. } if reason.contains("below its stack")
+        ));
+        // `true ? 1 : (1, 2)`: the paths meet with one and two values.
+        let uneven = program(
+            vec![
+                Op::True,
+                Op::JumpIfFalse(4),
+                Op::Int(1),
+                Op::Jump(6),
+                Op::Int(1),
+                Op::Int(2),
+                Op::Return,
+            ],
+            Vec::new(),
+        );
+        assert!(!uneven.cost_bound().is_bounded());
+    }
+}

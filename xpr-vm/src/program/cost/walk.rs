@@ -88,12 +88,19 @@ impl Item {
 struct State {
     stack: Vec<Item>,
     marks: Vec<usize>,
+    /// Whether an instruction read below the bottom of the stack or of its
+    /// marks, or paths met with different heights: code no compiler
+    /// emits (a stored program's body can be anything the loader
+    /// accepts), whose runs the analysis cannot follow.
+    malformed: bool,
     /// Fuel used to get here (a bound over every path).
     cost: Poly,
 }
 
 impl State {
     fn join(&mut self, o: &State) {
+        self.malformed |=
+            o.malformed || self.stack.len() != o.stack.len() || self.marks.len() != o.marks.len();
         let n = self.stack.len().min(o.stack.len());
         self.stack.truncate(n);
         for (a, b) in self.stack.iter_mut().zip(&o.stack) {
@@ -106,17 +113,36 @@ impl State {
     }
 
     fn pop(&mut self) -> Abs {
+        self.malformed |= self.stack.is_empty();
         self.stack
             .pop()
             .map(|i| i.one())
             .unwrap_or_else(Abs::scalar)
     }
 
+    /// Where the top `n` items start.
+    fn below(&mut self, n: usize) -> usize {
+        self.malformed |= n > self.stack.len();
+        self.stack.len().saturating_sub(n)
+    }
+
+    /// Where the items since the last mark start.
+    fn mark(&mut self) -> usize {
+        match self.marks.pop() {
+            Some(at) if at <= self.stack.len() => at,
+            _ => {
+                self.malformed = true;
+                self.stack.len()
+            }
+        }
+    }
+
     fn push(&mut self, a: Abs) {
         self.stack.push(Item::One(a));
     }
 
-    fn top(&self) -> Abs {
+    fn top(&mut self) -> Abs {
+        self.malformed |= self.stack.is_empty();
         self.stack.last().map(Item::one).unwrap_or_else(Abs::scalar)
     }
 
@@ -188,6 +214,7 @@ impl<'p> Walk<'p> {
             *s = Some(State {
                 stack: slots.into_iter().map(Item::One).collect(),
                 marks: Vec::new(),
+                malformed: false,
                 cost: Poly::zero(),
             });
         }
@@ -229,6 +256,12 @@ impl<'p> Walk<'p> {
                     }
                 }
                 _ => self.step(op, &mut st, fun, span)?,
+            }
+            if st.malformed {
+                return Err(self.unbounded(
+                    "the code reads below its stack, as no compiled program does",
+                    span,
+                ));
             }
             for (target, state) in jump.into_iter().chain(next.map(|n| (n, st))) {
                 if target <= ip {
@@ -429,31 +462,31 @@ impl<'p> Walk<'p> {
                 st.push(Abs::scalar());
             }
             Op::Array(n) => {
-                let at = st.stack.len().saturating_sub(n as usize);
+                let at = st.below(n as usize);
                 let items = st.take_from(at);
                 st.push(self.array(items, span)?);
             }
             Op::ArrayMark => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 let items = st.take_from(at);
                 st.push(self.array(items, span)?);
             }
             Op::Object(n) => {
-                let at = st.stack.len().saturating_sub(2 * n as usize);
+                let at = st.below(2 * n as usize);
                 let items = st.take_from(at);
                 let (v, work) = self.object(items, span)?;
                 st.charge(&work);
                 st.push(v);
             }
             Op::ObjectMark => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 let items = st.take_from(at);
                 let (v, work) = self.object(items, span)?;
                 st.charge(&work);
                 st.push(v);
             }
             Op::Mark(n) => {
-                let at = st.stack.len().saturating_sub(n as usize);
+                let at = st.below(n as usize);
                 st.marks.push(at);
             }
             Op::SpreadArray | Op::SpreadArgs => {
@@ -476,7 +509,7 @@ impl<'p> Walk<'p> {
                 });
             }
             Op::Template(n) => {
-                let at = st.stack.len().saturating_sub(n as usize);
+                let at = st.below(n as usize);
                 let parts = st.take_from(at);
                 let mut total = Poly::zero();
                 for p in &parts {
@@ -491,7 +524,7 @@ impl<'p> Walk<'p> {
                 st.push(Abs::text(total));
             }
             Op::CallValue(argc) => {
-                let at = st.stack.len().saturating_sub(argc as usize);
+                let at = st.below(argc as usize);
                 let args = Args {
                     items: st.take_from(at),
                 };
@@ -501,7 +534,7 @@ impl<'p> Walk<'p> {
                 st.push(r);
             }
             Op::CallValueMark => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 let args = Args {
                     items: st.take_from(at),
                 };
@@ -511,7 +544,7 @@ impl<'p> Walk<'p> {
                 st.push(r);
             }
             Op::CallBuiltin { id, argc, .. } => {
-                let at = st.stack.len().saturating_sub(argc as usize);
+                let at = st.below(argc as usize);
                 let args = st.take_from(at);
                 let name = crate::stdlib::function_name(id);
                 let (c, r) = self.builtin(name, false, &args, span)?;
@@ -519,7 +552,7 @@ impl<'p> Walk<'p> {
                 st.push(r);
             }
             Op::CallBuiltinMark { id, .. } => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 let args = st.take_from(at);
                 let name = crate::stdlib::function_name(id);
                 let (c, r) = self.builtin(name, false, &args, span)?;
@@ -527,28 +560,28 @@ impl<'p> Walk<'p> {
                 st.push(r);
             }
             Op::CallHost { index, argc, .. } => {
-                let at = st.stack.len().saturating_sub(argc as usize);
+                let at = st.below(argc as usize);
                 st.take_from(at);
                 let (c, r) = self.host(index, span)?;
                 st.charge(&c);
                 st.push(r);
             }
             Op::CallHostMark { index, .. } => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 st.take_from(at);
                 let (c, r) = self.host(index, span)?;
                 st.charge(&c);
                 st.push(r);
             }
             Op::CallGlobal { call, argc } => {
-                let at = st.stack.len().saturating_sub(argc as usize);
+                let at = st.below(argc as usize);
                 let args = st.take_from(at);
                 let (c, r) = self.named_call(call, args, span)?;
                 st.charge(&c);
                 st.push(r);
             }
             Op::CallGlobalMark(call) => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 let args = st.take_from(at);
                 let (c, r) = self.named_call(call, args, span)?;
                 st.charge(&c);
@@ -559,7 +592,7 @@ impl<'p> Walk<'p> {
                 st.push(Abs::unknown(format!("calls '{name}' from the context")));
             }
             Op::CallMethod { method, argc } => {
-                let at = st.stack.len().saturating_sub(argc as usize);
+                let at = st.below(argc as usize);
                 let args = st.take_from(at);
                 let recv = st.pop();
                 let (c, r) = self.method(method, recv, args, span)?;
@@ -567,7 +600,7 @@ impl<'p> Walk<'p> {
                 st.push(r);
             }
             Op::CallMethodMark(method) => {
-                let at = st.marks.pop().unwrap_or(st.stack.len());
+                let at = st.mark();
                 let args = st.take_from(at);
                 let recv = st.pop();
                 let (c, r) = self.method(method, recv, args, span)?;
