@@ -83,6 +83,9 @@ impl Item {
     }
 }
 
+/// Why an object literal with a key no compiler emits has no bound.
+const NOT_A_KEY: &str = "an object key that is not a string constant, as no compiled program has";
+
 /// The state before an instruction.
 #[derive(Debug, Clone)]
 struct State {
@@ -718,7 +721,14 @@ impl<'p> Walk<'p> {
                     let rest = shape.rest.take().map_or(val.clone(), |r| r.join(&val));
                     shape.rest = Some(Box::new(rest));
                 }
-                Item::One(k) | Item::Many { elem: k, .. } => {
+                // A compiled literal's keys are string constants; a stored
+                // body can put any value there, which the VM skips and the
+                // shape below would not follow.
+                Item::Many { .. } => return Err(self.unbounded(NOT_A_KEY, span)),
+                Item::One(k) => {
+                    if k.text_const().is_none() {
+                        return Err(self.unbounded(NOT_A_KEY, span));
+                    }
                     let v = it.next().map(|i| i.one()).unwrap_or_else(Abs::scalar);
                     let kb = self.bound(k.bytes(), span)?;
                     shape.len.add_assign(&Poly::num(1));
