@@ -278,48 +278,29 @@ pub(crate) fn compile(parts: &ProgramParts) -> Option<Code> {
                 Value::Number(n) => (T::CmpNum(cmp, *n), 1),
                 _ => (T::Cmp(cmp, c), 1),
             },
-            (Op::Jump(t), _) => (
-                T::Jump(J {
+            (
+                op @ (Op::Jump(t)
+                | Op::JumpIfFalse(t)
+                | Op::JumpIfFalseOrPop(t)
+                | Op::JumpIfTrueOrPop(t)
+                | Op::JumpIfNotNullOrPop(t)
+                | Op::JumpIfNull(t)),
+                _,
+            ) => {
+                let j = J {
                     to: t,
                     skip: t.checked_sub(i as u32 + 1)?,
-                }),
-                1,
-            ),
-            (Op::JumpIfFalse(t), _) => (
-                T::JumpIfFalse(J {
-                    to: t,
-                    skip: t.checked_sub(i as u32 + 1)?,
-                }),
-                1,
-            ),
-            (Op::JumpIfFalseOrPop(t), _) => (
-                T::JumpIfFalseOrPop(J {
-                    to: t,
-                    skip: t.checked_sub(i as u32 + 1)?,
-                }),
-                1,
-            ),
-            (Op::JumpIfTrueOrPop(t), _) => (
-                T::JumpIfTrueOrPop(J {
-                    to: t,
-                    skip: t.checked_sub(i as u32 + 1)?,
-                }),
-                1,
-            ),
-            (Op::JumpIfNotNullOrPop(t), _) => (
-                T::JumpIfNotNullOrPop(J {
-                    to: t,
-                    skip: t.checked_sub(i as u32 + 1)?,
-                }),
-                1,
-            ),
-            (Op::JumpIfNull(t), _) => (
-                T::JumpIfNull(J {
-                    to: t,
-                    skip: t.checked_sub(i as u32 + 1)?,
-                }),
-                1,
-            ),
+                };
+                let t = match op {
+                    Op::Jump(_) => T::Jump(j),
+                    Op::JumpIfFalse(_) => T::JumpIfFalse(j),
+                    Op::JumpIfFalseOrPop(_) => T::JumpIfFalseOrPop(j),
+                    Op::JumpIfTrueOrPop(_) => T::JumpIfTrueOrPop(j),
+                    Op::JumpIfNotNullOrPop(_) => T::JumpIfNotNullOrPop(j),
+                    _ => T::JumpIfNull(j),
+                };
+                (t, 1)
+            }
             (Op::Return, _) => (T::Return(i as u32), 1),
             (op, _) => (arith_of(op, None)?, 1),
         };
