@@ -1,6 +1,7 @@
 //! `xpr eval` (one expression, one result) and `xpr disasm` (the bytecode listing).
 
 use std::io::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use xpr::{Map, Value, Vm, render_error};
@@ -10,15 +11,41 @@ use super::json_in::{self, Conv};
 use super::json_out;
 use super::{DisasmArgs, EvalArgs, Exit, read_path};
 
-/// Reads the context of `eval`: `--context JSON` or `--context-file FILE`;
-/// an empty object when neither is given.
+/// The context of `eval` and `explain`.
+#[derive(Debug, clap::Args)]
+pub struct ContextArgs {
+    /// The context: a JSON object whose fields are the expression's variables.
+    #[arg(
+        long,
+        short = 'c',
+        value_name = "JSON",
+        conflicts_with = "context_file"
+    )]
+    pub context: Option<String>,
+    /// Read the context object from FILE (`-` for stdin).
+    #[arg(long, value_name = "FILE")]
+    pub context_file: Option<PathBuf>,
+    /// Longest context accepted, in bytes; a longer one is an input error.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_context_bytes: usize,
+}
+
+impl ContextArgs {
+    /// Reads the context: `--context JSON` or `--context-file FILE`; an
+    /// empty object when neither is given; values at most `depth` deep.
+    pub fn read(&self, depth: u32) -> Result<Value, Exit> {
+        read_context(
+            self.context.as_deref(),
+            self.context_file.as_deref(),
+            self.max_context_bytes,
+            depth,
+        )
+    }
+}
+
+/// Reads the context of `eval`.
 fn context(args: &EvalArgs) -> Result<Value, Exit> {
-    read_context(
-        args.context.as_deref(),
-        args.context_file.as_deref(),
-        args.max_context_bytes,
-        args.limits.value_depth(),
-    )
+    args.input.read(args.limits.value_depth())
 }
 
 /// Reads a context object: `text` (`--context`) or the file at `path`

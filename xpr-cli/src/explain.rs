@@ -3,12 +3,11 @@
 //! ([`xpr::Program::explain`]), as text or JSON.
 
 use std::io::Write as _;
-use std::path::PathBuf;
 
 use clap::Args;
 use xpr_args::LimitArgs;
 
-use super::eval::read_context;
+use super::eval::ContextArgs;
 use super::{Exit, GuardArgs};
 
 /// `explain` flags.
@@ -16,20 +15,9 @@ use super::{Exit, GuardArgs};
 pub struct ExplainArgs {
     /// The expression.
     pub expr: String,
-    /// The context: a JSON object whose fields are the expression's variables.
-    #[arg(
-        long,
-        short = 'c',
-        value_name = "JSON",
-        conflicts_with = "context_file"
-    )]
-    pub context: Option<String>,
-    /// Read the context object from FILE (`-` for stdin).
-    #[arg(long, value_name = "FILE")]
-    pub context_file: Option<PathBuf>,
-    /// Longest context accepted, in bytes; a longer one is an input error.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
-    pub max_context_bytes: usize,
+    /// The context (`--context`, `--context-file`, `--max-context-bytes`).
+    #[command(flatten)]
+    pub input: ContextArgs,
     /// Print the explanation as one JSON object (`result` or `error`, and
     /// `explanation`, a tree of steps) instead of text.
     #[arg(long)]
@@ -46,12 +34,7 @@ pub struct ExplainArgs {
 /// expression does not compile (nothing on stdout) or its result is an
 /// error (explained on stdout, the error on stderr too).
 pub fn explain(args: &ExplainArgs) -> Result<(), Exit> {
-    let context = read_context(
-        args.context.as_deref(),
-        args.context_file.as_deref(),
-        args.max_context_bytes,
-        args.limits.value_depth(),
-    )?;
+    let context = args.input.read(args.limits.value_depth())?;
     let engine = args.guard.apply(args.limits.engine());
     let program = args
         .guard

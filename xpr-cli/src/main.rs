@@ -41,6 +41,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use eval::ContextArgs;
 use xpr_args::LimitArgs;
 
 /// Why the tool stops early: the exit status and what to print on stderr.
@@ -146,20 +147,9 @@ pub struct EvalArgs {
     /// Run the stored program FILE (`xpr compile -o FILE`) instead of an expression.
     #[arg(long, value_name = "FILE")]
     pub program: Option<PathBuf>,
-    /// The context: a JSON object whose fields are the expression's variables.
-    #[arg(
-        long,
-        short = 'c',
-        value_name = "JSON",
-        conflicts_with = "context_file"
-    )]
-    pub context: Option<String>,
-    /// Read the context object from FILE (`-` for stdin).
-    #[arg(long, value_name = "FILE")]
-    pub context_file: Option<PathBuf>,
-    /// Longest context accepted, in bytes; a longer one is an input error.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
-    pub max_context_bytes: usize,
+    /// The context (`--context`, `--context-file`, `--max-context-bytes`).
+    #[command(flatten)]
+    pub input: ContextArgs,
     /// Indent the output.
     #[arg(long)]
     pub pretty: bool,
