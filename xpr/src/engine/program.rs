@@ -361,8 +361,18 @@ impl Program {
     }
 
     /// A static upper bound of the fuel a run uses, as a function of the
-    /// sizes of the context's values (see [`xpr_vm::program::cost`]).
+    /// sizes of the context's values (see [`xpr_vm::program::cost`]). A
+    /// loaded program ([`Engine::load`](super::Engine::load)) whose bytecode
+    /// is not what its stored source compiles to has none: the analysis
+    /// follows compiled code, and a stored body can hold any code the
+    /// loader's checks accept.
     pub fn cost_bound(&self) -> crate::CostBound {
+        if !self.is_its_source_compiled() {
+            return crate::CostBound::Unbounded {
+                reason: "the stored code is not what its source compiles to".into(),
+                span: self.root,
+            };
+        }
         self.program.cost_bound()
     }
 

@@ -124,6 +124,30 @@ impl Program {
     }
 }
 
+impl Program {
+    /// Whether this program's bytecode is what its source compiles to under
+    /// the engine that made or loaded it: always so for a compiled
+    /// program; for a loaded one, only when its body was not altered (the
+    /// loader validates a body, it does not prove it is a compiler's).
+    pub(crate) fn is_its_source_compiled(&self) -> bool {
+        if !self.loaded {
+            return true;
+        }
+        let Some(origin) = &self.origin else {
+            return false;
+        };
+        let Ok(compiled) = origin.engine.compile(&origin.source) else {
+            return false;
+        };
+        let bytes = |p: &xpr_vm::Program| {
+            let mut w = Writer::default();
+            p.write_parts(&mut w);
+            w.bytes
+        };
+        bytes(&compiled.program) == bytes(&self.program)
+    }
+}
+
 impl Engine {
     /// Loads a program [`Program::to_bytes`] stored, without parsing or
     /// compiling: the bytecode is read, every operand validated, host

@@ -330,3 +330,43 @@ fn a_loaded_program_explains_its_result_as_the_compiled_one_does() {
     // More than results alone: the steps come from the stored source.
     assert!(with_steps >= 2, "{with_steps} explanations with steps");
 }
+
+#[test]
+fn a_loaded_program_has_a_cost_bound_only_when_its_code_is_its_sources() {
+    // Unaltered: the compiled program's bound. Altered and resealed (any
+    // body the loader accepts): a bound only if the code is still what the
+    // source compiles to, else none, with the reason. The `load` fuzz
+    // target found altered bodies that ran over the bound of the code
+    // they held (a call reading below its mark: 25 fuel against 23).
+    let engine = engine();
+    let (mut altered, mut unbounded) = (0, 0);
+    for src in SOURCES.iter().chain(&["[max(...[1, 2]), max(1, ...[5])]"]) {
+        let compiled = engine.compile(src).unwrap();
+        let bytes = compiled.to_bytes();
+        let loaded = engine.load(&bytes).expect("loads");
+        assert_eq!(loaded.cost_bound(), compiled.cost_bound(), "{src}");
+        for at in 14..bytes.len() {
+            for mask in [0x01, 0x02, 0x10] {
+                let mut bad = bytes.clone();
+                bad[at] ^= mask;
+                reseal(&mut bad);
+                let Ok(p) = engine.load(&bad) else { continue };
+                if p.bytecode().to_string() == compiled.bytecode().to_string() {
+                    continue;
+                }
+                altered += 1;
+                match p.cost_bound() {
+                    xpr::CostBound::Unbounded { reason, .. } => {
+                        unbounded +=
+                            usize::from(reason.contains("not what its source compiles to"));
+                    }
+                    b => panic!("{src}: altered code has the bound {b}"),
+                }
+            }
+        }
+    }
+    assert!(
+        altered > 0 && unbounded == altered,
+        "{unbounded} of {altered}"
+    );
+}

@@ -115,8 +115,14 @@ impl State {
         self.cost = self.cost.max(&o.cost);
     }
 
+    /// Where the values the innermost call being built may take start:
+    /// compiled code never takes a value from below its mark.
+    fn floor(&self) -> usize {
+        self.marks.last().copied().unwrap_or(0)
+    }
+
     fn pop(&mut self) -> Abs {
-        self.malformed |= self.stack.is_empty();
+        self.malformed |= self.stack.len() <= self.floor();
         self.stack
             .pop()
             .map(|i| i.one())
@@ -125,7 +131,7 @@ impl State {
 
     /// Where the top `n` items start.
     fn below(&mut self, n: usize) -> usize {
-        self.malformed |= n > self.stack.len();
+        self.malformed |= n > self.stack.len().saturating_sub(self.floor());
         self.stack.len().saturating_sub(n)
     }
 
@@ -145,7 +151,7 @@ impl State {
     }
 
     fn top(&mut self) -> Abs {
-        self.malformed |= self.stack.is_empty();
+        self.malformed |= self.stack.len() <= self.floor();
         self.stack.last().map(Item::one).unwrap_or_else(Abs::scalar)
     }
 
