@@ -142,6 +142,17 @@ impl fmt::Debug for Engine {
 impl Engine {
     /// The engine's settings without the host functions' documentation
     /// (what compiling and running need), for [`Program::explain`].
+    /// The engine's settings as the VM takes them, built once per program.
+    pub(crate) fn run_options(&self) -> RunOptions {
+        RunOptions {
+            limits: self.limits.vm(),
+            clock: self.clock.clone(),
+            random: self.randomness,
+            cancel: None,
+            stopwatch: self.stopwatch.clone(),
+        }
+    }
+
     pub(crate) fn for_explain(&self) -> Engine {
         Engine {
             limits: self.limits.clone(),
@@ -416,13 +427,7 @@ impl Engine {
             loaded: false,
             root: Span::new(ast.span.start, ast.span.end),
             limits: Arc::new(self.limits.clone()),
-            config: Arc::new(RunOptions {
-                limits: self.limits.vm(),
-                clock: self.clock.clone(),
-                random: self.randomness,
-                cancel: None,
-                stopwatch: self.stopwatch.clone(),
-            }),
+            config: Arc::new(self.run_options()),
             budget: None,
             origin: crate::explain::origin(self, source),
         })

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::errors::{cancelled, out_of_fuel};
-use super::run::{Fields, Output};
+use super::run::Output;
 use super::runtime::Rng;
 use super::{Vm, timer};
 use crate::compare;
@@ -222,13 +222,7 @@ impl Vm {
     ) -> Result<Output<'_>, Error> {
         self.want_fields = true;
         let result = self.run_budgeted(program, ctx, opts, budget);
-        self.want_fields = false;
-        let value = result?;
-        Ok(if self.fields.is_empty() {
-            Output::Value(value)
-        } else {
-            Output::Fields(Fields(&self.fields))
-        })
+        self.output(result)
     }
 
     /// A run refused at its start because `budget` is spent: nothing ran.

@@ -139,6 +139,11 @@ impl Vm {
     ) -> Result<Output<'_>, Error> {
         self.want_fields = true;
         let result = self.run(program, ctx, opts);
+        self.output(result)
+    }
+
+    /// The [`Output`] of a run made with `want_fields` set (which it clears).
+    pub(super) fn output(&mut self, result: Result<Value, Error>) -> Result<Output<'_>, Error> {
         self.want_fields = false;
         let value = result?;
         Ok(if self.fields.is_empty() {
@@ -252,7 +257,7 @@ impl Output<'_> {
 /// The fields of an object result, in the order the literal wrote them,
 /// keys distinct (see [`Vm::run_fields`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Fields<'vm>(pub(super) &'vm [Value]);
+pub struct Fields<'vm>(&'vm [Value]);
 
 impl<'vm> Fields<'vm> {
     /// The number of fields (at least 1).

@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use xpr_vm::program::store::{LoadEnv, Reader, Writer, corrupt};
-use xpr_vm::{Error, ErrorKind, RunOptions};
+use xpr_vm::{Error, ErrorKind};
 
 use super::{Engine, Program};
 use crate::expect::ValueType;
@@ -258,13 +258,7 @@ impl Engine {
             loaded: true,
             root,
             limits: Arc::new(self.limits.clone()),
-            config: Arc::new(RunOptions {
-                limits: self.limits.vm(),
-                clock: self.clock.clone(),
-                random: self.randomness,
-                cancel: None,
-                stopwatch: self.stopwatch.clone(),
-            }),
+            config: Arc::new(self.run_options()),
         };
         match expected {
             Some(t) => loaded.expecting(t).map_err(|_| {
