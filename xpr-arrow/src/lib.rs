@@ -234,9 +234,11 @@ fn truthy(values: &ArrayRef) -> BooleanArray {
     match values.data_type() {
         DataType::Boolean => {
             let b = values.as_boolean();
-            (0..b.len())
-                .map(|i| Some(b.is_valid(i) && b.value(i)))
-                .collect()
+            let bits = match b.nulls() {
+                Some(valid) => b.values() & valid.inner(),
+                None => b.values().clone(),
+            };
+            BooleanArray::new(bits, None)
         }
         _ => (0..values.len())
             .map(|i| Some(read::value_at(values.as_ref(), i).truthy()))

@@ -434,26 +434,64 @@ fn nan_and_infinities_read_as_null_on_every_path() {
 fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
     let n = 3000;
     let a: Vec<f64> = (0..n).map(|i| f64::from(i % 100)).collect();
-    let b: Vec<f64> = (0..n).map(|i| f64::from(i % 7)).collect();
-    let batch = RecordBatch::try_from_iter([
+    let b: Vec<f64> = (0..n).map(|i| f64::from(i % 7) + 0.5).collect();
+    let whole = RecordBatch::try_from_iter([
         ("a", Arc::new(Float64Array::from(a)) as ArrayRef),
         ("b", Arc::new(Float64Array::from(b)) as ArrayRef),
     ])
     .unwrap();
+    let by_rows = BatchOptions {
+        row_by_row: true,
+        ..BatchOptions::default()
+    };
+    // Lengths around the pass's words (64 rows) and blocks (1,024), from
+    // the start and from an offset.
+    let mut batches = vec![];
+    for len in [1, 7, 8, 9, 63, 64, 65, 1023, 1024, 1025, 2111, 3000] {
+        batches.push(whole.slice(0, len));
+        batches.push(whole.slice(n as usize - len, len));
+    }
+    batches.push(whole.slice(37, 1500));
     for src in [
         "a > 50 && b < 3",
-        "a > 90 || b == 2 && a <= 10",
-        "(a < 5 || a > 95) && (b != 1 || a == 0)",
+        "a > 90 || b == 2.5 && a <= 10",
+        "(a < 5 || a > 95) && (b != 1.5 || a == 0)",
+        "a >= 50 && a <= 60 || b >= 6",
+        // A chain under another operator: its bits read back row by row.
+        "(a > 50 && b < 3) ? 1 : 2",
+        "!(a == 3 || b == 0.5)",
     ] {
         let p = Engine::new().compile(src).unwrap();
+        for batch in &batches {
+            let rows = evaluate_batch_report(&p, batch, &by_rows).unwrap();
+            let cols = evaluate_batch_report(&p, batch, &BatchOptions::default()).unwrap();
+            let len = batch.num_rows();
+            assert_eq!(rows.values.as_ref(), cols.values.as_ref(), "{src} {len}");
+            assert_eq!(cols.fuel_used, rows.fuel_used, "{src} {len}");
+            assert_eq!(cols.rows_on_vm, 0, "{src} {len}");
+        }
+    }
+}
+
+#[test]
+fn a_chain_over_a_nan_or_an_infinity_fails_only_that_row() {
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let a: Vec<f64> = (0..2000)
+            .map(|i| if i == 1500 { bad } else { f64::from(i) })
+            .collect();
+        let batch =
+            RecordBatch::try_from_iter([("a", Arc::new(Float64Array::from(a)) as ArrayRef)])
+                .unwrap();
+        let p = Engine::new().compile("a > 10 && a < 1999").unwrap();
+        let rows = evaluate_batch_report(&p, &batch, &opts(OnError::Null)).unwrap();
         let by_rows = BatchOptions {
             row_by_row: true,
-            ..BatchOptions::default()
+            ..opts(OnError::Null)
         };
-        let rows = evaluate_batch_report(&p, &batch, &by_rows).unwrap();
-        let cols = evaluate_batch_report(&p, &batch, &BatchOptions::default()).unwrap();
-        assert_eq!(rows.values.as_ref(), cols.values.as_ref(), "{src}");
-        assert_eq!(cols.fuel_used, rows.fuel_used, "{src}");
-        assert_eq!(cols.rows_on_vm, 0, "{src}");
+        let expect = evaluate_batch_report(&p, &batch, &by_rows).unwrap();
+        assert_eq!(rows.values.as_ref(), expect.values.as_ref(), "{bad}");
+        let failed: Vec<usize> = rows.errors.iter().map(|(r, _)| *r).collect();
+        let expected: Vec<usize> = expect.errors.iter().map(|(r, _)| *r).collect();
+        assert_eq!(failed, expected, "{bad}");
     }
 }

@@ -69,7 +69,8 @@ const BYTES_PER_UNIT: u64 = 8;
 /// The state of one plan evaluation.
 pub(crate) struct Eval<'m> {
     pub(crate) rows: usize,
-    /// Rows on which some operation would raise an error.
+    /// Rows on which some operation would raise an error: empty until
+    /// one does, then one flag a row.
     pub(crate) failed: Vec<bool>,
     pub(crate) meter: &'m mut Meter,
 }
@@ -104,10 +105,18 @@ impl Eval<'_> {
         self.meter.charge(fuel, memory)
     }
 
+    /// Marks row `i` failed.
+    fn fail(&mut self, i: usize) {
+        if self.failed.is_empty() {
+            self.failed = vec![false; self.rows];
+        }
+        self.failed[i] = true;
+    }
+
     fn fail_where(&mut self, sel: Sel<'_>, f: impl Fn(usize) -> bool) {
         for i in 0..self.rows {
             if selected(sel, i) && f(i) {
-                self.failed[i] = true;
+                self.fail(i);
             }
         }
     }
@@ -177,9 +186,10 @@ impl Eval<'_> {
             }
             Expr::And(l, r) | Expr::Or(l, r) | Expr::Coalesce(l, r) => {
                 if sel.is_all()
-                    && let Some((out, fuel)) = super::fused::chain(node, rows)
+                    && let Some((bits, fuel)) = super::fused::chain(node, rows)
                 {
                     self.meter.charge(fuel, 0)?;
+                    let out = (0..rows).map(|i| super::fused::bit(&bits, i)).collect();
                     return Ok(Vals::Bool(out, None));
                 }
                 let lv = self.eval(l, sel)?;
@@ -457,7 +467,7 @@ impl Eval<'_> {
                         match call {
                             Call::Trim => out.data.push_str(t.trim_matches(is_js_whitespace)),
                             // Other than ASCII: the VM's case mapping decides.
-                            _ if !t.is_ascii() => self.failed[i] = true,
+                            _ if !t.is_ascii() => self.fail(i),
                             _ => {
                                 let start = out.data.len();
                                 out.data.push_str(t);

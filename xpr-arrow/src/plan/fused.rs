@@ -1,11 +1,11 @@
 //! One pass for a chain of comparisons: `&&` and `||` over comparisons of
 //! null-free double columns with numbers (`delay > 60 && distance >
-//! 1000`), evaluated block by block while each block is in cache, without
-//! a vector per operation. Every row reaches the same operations as row by
-//! row (a right operand counts only the rows its left lets through), so
-//! the fuel is exact; it is charged once the pass (linear in the batch,
-//! creating nothing but the result) has counted it, before any further
-//! operation.
+//! 1000`), evaluated block by block while each block is in cache, as
+//! bitmaps (a bit a row, 64 rows a word), without a vector per operation.
+//! Every row reaches the same operations as row by row (a right operand
+//! counts only the rows its left lets through), so the fuel is exact; it
+//! is charged once the pass (linear in the batch, creating nothing but the
+//! result) has counted it, before any further operation.
 
 use xpr::bytecode::Cmp;
 
@@ -32,57 +32,89 @@ fn tree(node: &Node) -> Option<Tree<'_>> {
     }
 }
 
+/// Rows a block: a multiple of 64.
 const BLOCK: usize = 1024;
+const WORDS: usize = BLOCK / 64;
 
-/// Evaluates `t` on the rows of a block that `reach` lets through, into
-/// `out`; adds the fuel of those rows to `fuel`. `false` when a value is
-/// NaN or infinite (the general path then fails its row).
-fn block(t: &Tree<'_>, at: usize, reach: &[bool], out: &mut [bool], fuel: &mut u64) -> bool {
-    let reached = || reach.iter().map(|b| u64::from(*b)).sum::<u64>();
+/// One bit a row of a block: row `64 * w + j` is bit `j` of word `w`.
+type Bits = [u64; WORDS];
+
+fn count(bits: &Bits) -> u64 {
+    bits.iter().map(|w| u64::from(w.count_ones())).sum()
+}
+
+/// `xs[i] <cmp> c` as bits (rows past `xs.len()` clear), and whether
+/// every value is finite (`x - x` is 0 for a finite `x`, NaN for NaN and
+/// the infinities; eight independent sums vectorise), in one pass.
+fn compare(xs: &[f64], cmp: Cmp, c: f64, out: &mut Bits) -> bool {
+    // A byte a row first (that vectorises), then eight bytes to eight
+    // bits with one multiplication: byte `j` (0 or 1) lands on bit
+    // `56 + j`.
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let mut acc = [0.0f64; 8];
+    let mut bytes = [0u8; BLOCK];
+    macro_rules! by {
+        ($op:tt) => {{
+            for (b, e) in bytes.chunks_exact_mut(8).zip(xs.chunks_exact(8)) {
+                for j in 0..8 {
+                    b[j] = u8::from(e[j] $op c);
+                    acc[j] += e[j] - e[j];
+                }
+            }
+            let full = xs.len() / 8 * 8;
+            for (b, x) in bytes[full..].iter_mut().zip(&xs[full..]) {
+                *b = u8::from(*x $op c);
+                acc[0] += x - x;
+            }
+        }};
+    }
+    match cmp {
+        Cmp::Lt => by!(<),
+        Cmp::Le => by!(<=),
+        Cmp::Gt => by!(>),
+        Cmp::Ge => by!(>=),
+        Cmp::Eq => by!(==),
+        Cmp::Ne => by!(!=),
+    }
+    // Bytes past `xs.len()` are still 0.
+    for (w, b) in out.iter_mut().zip(bytes.chunks_exact(64)) {
+        let mut bits = 0u64;
+        for (k, e) in b.chunks_exact(8).enumerate() {
+            let x = u64::from_le_bytes(e.try_into().expect("eight bytes"));
+            bits |= (x.wrapping_mul(GATHER) >> 56) << (8 * k);
+        }
+        *w = bits;
+    }
+    acc.iter().all(|a| *a == 0.0)
+}
+
+/// Evaluates `t` on the `n` rows of the block at row `at` into `out`
+/// (rows `reach` does not hold get any bit); adds the fuel of the rows
+/// `reach` lets through to `fuel`. `false` when a value is NaN or
+/// infinite (the general path then fails its row).
+fn block(t: &Tree<'_>, at: usize, n: usize, reach: &Bits, out: &mut Bits, fuel: &mut u64) -> bool {
     match t {
         Tree::Leaf(x, cmp, c) => {
-            let xs = &x[at..at + out.len()];
-            if !super::eval::all_finite_slice(xs) {
-                return false;
-            }
             // The column read and the comparison.
-            *fuel += 2 * reached();
-            let c = *c;
-            macro_rules! by {
-                ($op:tt) => {
-                    for (o, v) in out.iter_mut().zip(xs) {
-                        *o = *v $op c;
-                    }
-                };
-            }
-            match cmp {
-                Cmp::Lt => by!(<),
-                Cmp::Le => by!(<=),
-                Cmp::Gt => by!(>),
-                Cmp::Ge => by!(>=),
-                Cmp::Eq => by!(==),
-                Cmp::Ne => by!(!=),
-            }
-            true
+            *fuel += 2 * count(reach);
+            compare(&x[at..at + n], *cmp, *c, out)
         }
         Tree::And(l, r) | Tree::Or(l, r) => {
             let and = matches!(t, Tree::And(..));
-            let mut left = [false; BLOCK];
-            let left = &mut left[..out.len()];
-            if !block(l, at, reach, left, fuel) {
+            let mut left = [0u64; WORDS];
+            if !block(l, at, n, reach, &mut left, fuel) {
                 return false;
             }
             // The jump.
-            *fuel += reached();
-            let mut through = [false; BLOCK];
-            let through = &mut through[..out.len()];
-            for ((t, r), l) in through.iter_mut().zip(reach).zip(left.iter()) {
-                *t = *r & (*l == and);
+            *fuel += count(reach);
+            let mut through = [0u64; WORDS];
+            for ((t, r), l) in through.iter_mut().zip(reach).zip(&left) {
+                *t = *r & if and { *l } else { !*l };
             }
-            if !block(r, at, through, out, fuel) {
+            if !block(r, at, n, &through, out, fuel) {
                 return false;
             }
-            for (o, l) in out.iter_mut().zip(left.iter()) {
+            for (o, l) in out.iter_mut().zip(&left) {
                 *o = if and { *l & *o } else { *l | *o };
             }
             true
@@ -90,18 +122,39 @@ fn block(t: &Tree<'_>, at: usize, reach: &[bool], out: &mut [bool], fuel: &mut u
     }
 }
 
-/// The values of the chain `node` on all `rows` rows and its fuel, if
-/// `node` is such a chain and every value it reads is finite.
-pub(crate) fn chain(node: &Node, rows: usize) -> Option<(Vec<bool>, u64)> {
+/// The values of the chain `node` on all `rows` rows, as bits (row `i` is
+/// bit `i % 64` of word `i / 64`; bits past `rows` clear), and its fuel,
+/// if `node` is such a chain and every value it reads is finite.
+pub(crate) fn chain(node: &Node, rows: usize) -> Option<(Vec<u64>, u64)> {
     let t = tree(node)?;
-    let mut out = vec![false; rows];
+    let mut words = Vec::with_capacity(rows.div_ceil(64));
     let mut fuel = 0u64;
-    let all = [true; BLOCK];
-    for (k, os) in out.chunks_mut(BLOCK).enumerate() {
-        let n = os.len();
-        if !block(&t, k * BLOCK, &all[..n], os, &mut fuel) {
+    for at in (0..rows).step_by(BLOCK) {
+        let n = BLOCK.min(rows - at);
+        let mut reach = [0u64; WORDS];
+        for (w, word) in reach.iter_mut().enumerate() {
+            let from = 64 * w;
+            *word = match n.saturating_sub(from) {
+                0 => 0,
+                k if k >= 64 => u64::MAX,
+                k => (1u64 << k) - 1,
+            };
+        }
+        let mut out = [0u64; WORDS];
+        if !block(&t, at, n, &reach, &mut out, &mut fuel) {
             return None;
         }
+        // Rows past the batch: clear.
+        for (o, r) in out.iter_mut().zip(&reach) {
+            *o &= *r;
+        }
+        words.extend_from_slice(&out[..n.div_ceil(64)]);
     }
-    Some((out, fuel))
+    Some((words, fuel))
+}
+
+/// Row `i` of `bits` (as [`chain`] gives them).
+#[inline]
+pub(crate) fn bit(bits: &[u64], i: usize) -> bool {
+    (bits[i / 64] >> (i % 64)) & 1 == 1
 }

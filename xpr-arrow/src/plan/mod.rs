@@ -42,16 +42,26 @@ pub(crate) struct Outcome {
 /// # Errors
 /// The batch's budget spent.
 pub(crate) fn run(plan: &Node, rows: usize, meter: &mut Meter) -> Result<Outcome, Error> {
+    if let Some((bits, fuel)) = fused::chain(plan, rows) {
+        meter.charge(fuel, 0)?;
+        // `Return`.
+        meter.charge(rows as u64, 0)?;
+        let bits = BooleanBuffer::new(bits.into(), 0, rows);
+        return Ok(Outcome {
+            array: Arc::new(BooleanArray::new(bits, None)),
+            failed: Vec::new(),
+        });
+    }
     let mut ev = Eval {
         rows,
-        failed: vec![false; rows],
+        failed: Vec::new(),
         meter,
     };
     let vals = ev.eval(plan, Sel::all(rows))?;
     // `Return`.
     ev.charge(Sel::all(rows), 1)?;
     let failed_mask = std::mem::take(&mut ev.failed);
-    let failed: Vec<usize> = (0..rows).filter(|i| failed_mask[*i]).collect();
+    let failed: Vec<usize> = (0..failed_mask.len()).filter(|i| failed_mask[*i]).collect();
     let no_nulls = matches!(
         &vals,
         Vals::Bool(_, None) | Vals::Num(_, None) | Vals::Str(_, None)
@@ -60,7 +70,9 @@ pub(crate) fn run(plan: &Node, rows: usize, meter: &mut Meter) -> Result<Outcome
         if no_nulls && failed.is_empty() {
             return None;
         }
-        let v: Vec<bool> = (0..rows).map(|i| !null(i) && !failed_mask[i]).collect();
+        let v: Vec<bool> = (0..rows)
+            .map(|i| !null(i) && !failed_mask.get(i).is_some_and(|f| *f))
+            .collect();
         v.iter().any(|b| !*b).then(|| NullBuffer::from(v))
     };
     let nulls = valid(&|i| vals.null(i));
