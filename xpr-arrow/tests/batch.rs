@@ -495,3 +495,47 @@ fn a_chain_over_a_nan_or_an_infinity_fails_only_that_row() {
         assert_eq!(failed, expected, "{bad}");
     }
 }
+
+#[test]
+fn chains_of_string_concatenation_match_the_rows() {
+    let n = 700;
+    let word = |i: usize| ["sfo", "Jfk", "", "Los Angeles", "ÉVRY", "oRd"][i % 6];
+    let a: Vec<Option<&str>> = (0..n).map(|i| (i % 11 != 5).then(|| word(i))).collect();
+    let b: Vec<Option<&str>> = (0..n).map(|i| Some(word(i / 3 + 1))).collect();
+    let whole = RecordBatch::try_from_iter([
+        ("a", Arc::new(StringArray::from(a)) as ArrayRef),
+        ("b", Arc::new(StringArray::from(b)) as ArrayRef),
+    ])
+    .unwrap();
+    let ascii_only = whole.slice(0, 4);
+    let by_rows = BatchOptions {
+        row_by_row: true,
+        ..opts(OnError::Null)
+    };
+    for src in [
+        "a + b",
+        r#"a + "-" + b"#,
+        r#"a.lower() + " -> " + b.upper()"#,
+        r#"(a + "-" + b).upper()"#,
+        r#"(a.upper() + ("/" + b.lower())).lower()"#,
+        r#"a + (b + a) + b"#,
+    ] {
+        let p = Engine::new().compile(src).unwrap();
+        for batch in [&whole, &whole.slice(3, 400), &ascii_only] {
+            let rows = evaluate_batch_report(&p, batch, &by_rows).unwrap();
+            let cols = evaluate_batch_report(&p, batch, &opts(OnError::Null)).unwrap();
+            assert_eq!(rows.values.as_ref(), cols.values.as_ref(), "{src}");
+            let failed =
+                |e: &xpr_arrow::Evaluation| e.errors.iter().map(|(r, _)| *r).collect::<Vec<_>>();
+            assert_eq!(failed(&rows), failed(&cols), "{src}");
+            assert!(cols.fuel_used >= rows.fuel_used, "{src}");
+            assert!(cols.memory_used >= rows.memory_used, "{src}");
+            if batch.num_rows() == 4 {
+                // Nothing fails: all columnar, text charged by the slice's
+                // rows only (at twice the VM's rate per byte).
+                assert_eq!(cols.rows_on_vm, 0, "{src}");
+                assert!(cols.fuel_used < 2 * rows.fuel_used, "{src}");
+            }
+        }
+    }
+}

@@ -55,6 +55,12 @@ impl<'s> Sel<'s> {
     fn is_all(&self) -> bool {
         self.mask.is_none()
     }
+
+    /// Whether row `i` is selected.
+    #[inline]
+    pub(super) fn has(&self, i: usize) -> bool {
+        selected(*self, i)
+    }
 }
 
 #[inline]
@@ -91,7 +97,7 @@ impl Eval<'_> {
 
     /// Charges `units` per selected row plus `bytes / BYTES_PER_UNIT` of
     /// text, and `memory` bytes.
-    fn charge_text(
+    pub(super) fn charge_text(
         &mut self,
         sel: Sel<'_>,
         units: u64,
@@ -106,7 +112,7 @@ impl Eval<'_> {
     }
 
     /// Marks row `i` failed.
-    fn fail(&mut self, i: usize) {
+    pub(super) fn fail(&mut self, i: usize) {
         if self.failed.is_empty() {
             self.failed = vec![false; self.rows];
         }
@@ -121,7 +127,7 @@ impl Eval<'_> {
         }
     }
 
-    fn fail_nulls(&mut self, sel: Sel<'_>, nulls: &Nulls) {
+    pub(super) fn fail_nulls(&mut self, sel: Sel<'_>, nulls: &Nulls) {
         if let Some(n) = nulls {
             self.fail_where(sel, |i| n[i]);
         }
@@ -148,6 +154,14 @@ impl Eval<'_> {
                     Value::String(s) => Vals::Str(Strs::Scalar(s), None),
                     _ => Vals::Null,
                 })
+            }
+            Expr::Bin(Bin::Add, ..) if super::concat::is_concat(node) => {
+                self.concat(node, None, sel)
+            }
+            Expr::Call(call @ (Call::Upper | Call::Lower), args)
+                if args.len() == 1 && super::concat::is_concat(&args[0]) =>
+            {
+                self.concat(&args[0], Some(*call), sel)
             }
             Expr::Bin(b, l, r) => {
                 // A null-free double column against a number: read once,
@@ -234,7 +248,7 @@ impl Eval<'_> {
         }
     }
 
-    fn binary<'p>(
+    pub(super) fn binary<'p>(
         &mut self,
         b: Bin,
         l: Vals<'p>,
@@ -334,12 +348,16 @@ impl Eval<'_> {
         self.text_bytes_strs(sel, &strs)
     }
 
-    fn text_bytes_strs(&self, sel: Sel<'_>, strs: &[&Strs<'_>]) -> u64 {
+    pub(super) fn text_bytes_strs(&self, sel: Sel<'_>, strs: &[&Strs<'_>]) -> u64 {
         let mut total = 0u64;
         for s in strs {
             total += match s {
                 Strs::Scalar(t) => self.count(sel) * t.len() as u64,
-                Strs::Utf8(a) if sel.is_all() => a.value_data().len() as u64,
+                // A slice's rows only (its buffer may hold more).
+                Strs::Utf8(a) if sel.is_all() => {
+                    let o = a.value_offsets();
+                    (o[o.len() - 1] - o[0]) as u64
+                }
                 _ => (0..self.rows)
                     .filter(|i| selected(sel, *i))
                     .map(|i| s.get(i).len() as u64)
@@ -391,7 +409,7 @@ impl Eval<'_> {
         Ok(Vals::Str(Strs::Owned(out), None))
     }
 
-    fn call<'p>(
+    pub(super) fn call<'p>(
         &mut self,
         call: Call,
         args: Vec<Vals<'p>>,

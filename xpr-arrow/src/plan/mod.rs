@@ -11,6 +11,7 @@
 //! strings; the functions `round`, `floor`, `abs`.
 
 mod compile;
+mod concat;
 mod eval;
 mod fused;
 mod vals;
