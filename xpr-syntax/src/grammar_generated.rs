@@ -1,6 +1,6 @@
-// grammar.lalrpop fnv1a64: 705c18d320ca48e5 (regenerate: cargo run --manifest-path xpr-syntax/grammar-gen/Cargo.toml)
+// grammar.lalrpop fnv1a64: e6d5322fc0f8c2bc (regenerate: cargo run --manifest-path xpr-syntax/grammar-gen/Cargo.toml)
 // auto-generated: "lalrpop 0.23.2"
-// sha3: 393c7be475a844a32fa2a9e8359dbad465fee581369ada38f8e58b7804d44f95
+// sha3: afc1ba405d89f10cfe9930483eed180dc3d6da7edb2dff2f336d6529b53ca5a1
 // features: 
 use crate::ast::{BinaryOp, ExprKind, LogicalOp, Name, UnaryOp};
 use crate::error::ParseError;
@@ -33,18 +33,18 @@ mod __parse__Expr {
      {
         Variant0(f64),
         Variant1(String),
-        Variant2(RegexLit),
+        Variant2(Box<RegexLit>),
         Variant3(Tok),
         Variant4(ArrE),
         Variant5(alloc::vec::Vec<ArrE>),
         Variant6(Elem),
         Variant7(alloc::vec::Vec<Elem>),
-        Variant8(ObjE),
-        Variant9(alloc::vec::Vec<ObjE>),
+        Variant8(Box<ObjE>),
+        Variant9(alloc::vec::Vec<Box<ObjE>>),
         Variant10(Param),
         Variant11(alloc::vec::Vec<Param>),
-        Variant12(Prop),
-        Variant13(alloc::vec::Vec<Prop>),
+        Variant12(Box<Prop>),
+        Variant13(alloc::vec::Vec<Box<Prop>>),
         Variant14(u32),
         Variant15(Node),
         Variant16(AnyOp),
@@ -52,16 +52,16 @@ mod __parse__Expr {
         Variant18(Chain),
         Variant19(Vec<ArrE>),
         Variant20(Vec<Elem>),
-        Variant21(Vec<ObjE>),
+        Variant21(Vec<Box<ObjE>>),
         Variant22(Vec<Param>),
-        Variant23(Vec<Prop>),
+        Variant23(Vec<Box<Prop>>),
         Variant24(Option<Elem>),
         Variant25(Name),
-        Variant26(Option<ObjE>),
+        Variant26(Option<Box<ObjE>>),
         Variant27(Option<Param>),
-        Variant28(Option<Prop>),
-        Variant29(Pat),
-        Variant30((Vec<String>, Vec<Node>)),
+        Variant28(Option<Box<Prop>>),
+        Variant29(Box<Pat>),
+        Variant30(Box<(Vec<String>, Vec<Node>)>),
         Variant31(UnaryOp),
     }
     const __ACTION: &[i16] = &[
@@ -3576,16 +3576,6 @@ mod __parse__Expr {
     fn __symbol_type_mismatch() -> ! {
         panic!("symbol type mismatch")
     }
-    fn __pop_Variant30<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, (Vec<String>, Vec<Node>), u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant30(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
     fn __pop_Variant16<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3603,6 +3593,56 @@ mod __parse__Expr {
      {
         match __symbols.pop() {
             Some((__l, __Symbol::Variant4(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant30<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Box<(Vec<String>, Vec<Node>)>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant30(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant8<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Box<ObjE>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant8(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant29<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Box<Pat>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant29(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant12<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Box<Prop>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant12(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant2<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Box<RegexLit>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant2(__v), __r)) => (__l, __v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -3646,16 +3686,6 @@ mod __parse__Expr {
             _ => __symbol_type_mismatch()
         }
     }
-    fn __pop_Variant8<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, ObjE, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant8(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
     fn __pop_Variant17<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3663,6 +3693,26 @@ mod __parse__Expr {
      {
         match __symbols.pop() {
             Some((__l, __Symbol::Variant17(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant26<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Option<Box<ObjE>>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant26(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant28<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Option<Box<Prop>>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant28(__v), __r)) => (__l, __v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -3676,16 +3726,6 @@ mod __parse__Expr {
             _ => __symbol_type_mismatch()
         }
     }
-    fn __pop_Variant26<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, Option<ObjE>, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant26(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
     fn __pop_Variant27<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3696,16 +3736,6 @@ mod __parse__Expr {
             _ => __symbol_type_mismatch()
         }
     }
-    fn __pop_Variant28<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, Option<Prop>, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant28(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
     fn __pop_Variant10<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3713,36 +3743,6 @@ mod __parse__Expr {
      {
         match __symbols.pop() {
             Some((__l, __Symbol::Variant10(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
-    fn __pop_Variant29<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, Pat, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant29(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
-    fn __pop_Variant12<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, Prop, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant12(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
-    fn __pop_Variant2<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, RegexLit, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant2(__v), __r)) => (__l, __v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -3786,6 +3786,26 @@ mod __parse__Expr {
             _ => __symbol_type_mismatch()
         }
     }
+    fn __pop_Variant21<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Vec<Box<ObjE>>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant21(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant23<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, Vec<Box<Prop>>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant23(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
     fn __pop_Variant20<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3793,16 +3813,6 @@ mod __parse__Expr {
      {
         match __symbols.pop() {
             Some((__l, __Symbol::Variant20(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
-    fn __pop_Variant21<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, Vec<ObjE>, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant21(__v), __r)) => (__l, __v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -3816,16 +3826,6 @@ mod __parse__Expr {
             _ => __symbol_type_mismatch()
         }
     }
-    fn __pop_Variant23<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, Vec<Prop>, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant23(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
     fn __pop_Variant5<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3833,6 +3833,26 @@ mod __parse__Expr {
      {
         match __symbols.pop() {
             Some((__l, __Symbol::Variant5(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant9<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, alloc::vec::Vec<Box<ObjE>>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant9(__v), __r)) => (__l, __v, __r),
+            _ => __symbol_type_mismatch()
+        }
+    }
+    fn __pop_Variant13<
+    >(
+        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
+    ) -> (u32, alloc::vec::Vec<Box<Prop>>, u32)
+     {
+        match __symbols.pop() {
+            Some((__l, __Symbol::Variant13(__v), __r)) => (__l, __v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -3846,16 +3866,6 @@ mod __parse__Expr {
             _ => __symbol_type_mismatch()
         }
     }
-    fn __pop_Variant9<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, alloc::vec::Vec<ObjE>, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant9(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
     fn __pop_Variant11<
     >(
         __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
@@ -3863,16 +3873,6 @@ mod __parse__Expr {
      {
         match __symbols.pop() {
             Some((__l, __Symbol::Variant11(__v), __r)) => (__l, __v, __r),
-            _ => __symbol_type_mismatch()
-        }
-    }
-    fn __pop_Variant13<
-    >(
-        __symbols: &mut alloc::vec::Vec<(u32,__Symbol<>,u32)>
-    ) -> (u32, alloc::vec::Vec<Prop>, u32)
-     {
-        match __symbols.pop() {
-            Some((__l, __Symbol::Variant13(__v), __r)) => (__l, __v, __r),
             _ => __symbol_type_mismatch()
         }
     }
@@ -6233,7 +6233,7 @@ fn __action5<
     max: u32,
     (_, l, _): (u32, u32, u32),
     (_, _, _): (u32, Tok, u32),
-    (_, t, _): (u32, Pat, u32),
+    (_, t, _): (u32, Box<Pat>, u32),
     (_, _, _): (u32, Tok, u32),
     (_, v, _): (u32, Node, u32),
     (_, _, _): (u32, Tok, u32),
@@ -6278,7 +6278,7 @@ fn __action7<
 fn __action8<
 >(
     max: u32,
-    (_, __0, _): (u32, Pat, u32),
+    (_, __0, _): (u32, Box<Pat>, u32),
 ) -> Param
 {
     Param::Pat(__0)
@@ -6294,7 +6294,7 @@ fn __action9<
     (_, n, _): (u32, Name, u32),
 ) -> Param
 {
-    Param::Rest(n, l)
+    Param::Rest(Box::new(n), l)
 }
 
 #[allow(unused_variables)]
@@ -7157,7 +7157,7 @@ fn __action81<
 >(
     max: u32,
     (_, l, _): (u32, u32, u32),
-    (_, x, _): (u32, RegexLit, u32),
+    (_, x, _): (u32, Box<RegexLit>, u32),
     (_, r, _): (u32, u32, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
@@ -7201,7 +7201,7 @@ fn __action84<
     max: u32,
     (_, l, _): (u32, u32, u32),
     (_, _, _): (u32, Tok, u32),
-    (_, ps, _): (u32, Vec<Prop>, u32),
+    (_, ps, _): (u32, Vec<Box<Prop>>, u32),
     (_, _, _): (u32, Tok, u32),
     (_, r, _): (u32, u32, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
@@ -7253,7 +7253,7 @@ fn __action88<
     (_, k, _): (u32, Name, u32),
     (_, _, _): (u32, Tok, u32),
     (_, v, _): (u32, Node, u32),
-) -> Prop
+) -> Box<Prop>
 {
     key_value(k, v)
 }
@@ -7267,7 +7267,7 @@ fn __action89<
     (_, _, _): (u32, Tok, u32),
     (_, e, _): (u32, Node, u32),
     (_, r, _): (u32, u32, u32),
-) -> Prop
+) -> Box<Prop>
 {
     spread_prop(e, l, r)
 }
@@ -7339,13 +7339,13 @@ fn __action95<
 >(
     max: u32,
     (_, l, _): (u32, u32, u32),
-    (_, p, _): (u32, (Vec<String>, Vec<Node>), u32),
+    (_, p, _): (u32, Box<(Vec<String>, Vec<Node>)>, u32),
     (_, t, _): (u32, String, u32),
     (_, r, _): (u32, u32, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     {
-        let (mut q, e) = p;
+        let (mut q, e) = *p;
         q.push(t);
         template(q, e, l, r, max)
     }
@@ -7358,9 +7358,9 @@ fn __action96<
     max: u32,
     (_, h, _): (u32, String, u32),
     (_, e, _): (u32, Node, u32),
-) -> (Vec<String>, Vec<Node>)
+) -> Box<(Vec<String>, Vec<Node>)>
 {
-    (vec![h], vec![e])
+    Box::new((vec![h], vec![e]))
 }
 
 #[allow(unused_variables)]
@@ -7368,16 +7368,15 @@ fn __action96<
 fn __action97<
 >(
     max: u32,
-    (_, p, _): (u32, (Vec<String>, Vec<Node>), u32),
+    (_, mut p, _): (u32, Box<(Vec<String>, Vec<Node>)>, u32),
     (_, m, _): (u32, String, u32),
     (_, e, _): (u32, Node, u32),
-) -> (Vec<String>, Vec<Node>)
+) -> Box<(Vec<String>, Vec<Node>)>
 {
     {
-        let (mut q, mut es) = p;
-        q.push(m);
-        es.push(e);
-        (q, es)
+        p.0.push(m);
+        p.1.push(e);
+        p
     }
 }
 
@@ -7387,7 +7386,7 @@ fn __action98<
 >(
     max: u32,
     (_, __0, _): (u32, Name, u32),
-) -> Pat
+) -> Box<Pat>
 {
     pat_ident(__0)
 }
@@ -7399,10 +7398,10 @@ fn __action99<
     max: u32,
     (_, l, _): (u32, u32, u32),
     (_, _, _): (u32, Tok, u32),
-    (_, es, _): (u32, Vec<ObjE>, u32),
+    (_, es, _): (u32, Vec<Box<ObjE>>, u32),
     (_, _, _): (u32, Tok, u32),
     (_, r, _): (u32, u32, u32),
-) -> Result<Pat,__lalrpop_util::ParseError<u32,Tok,ParseError>>
+) -> Result<Box<Pat>,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     obj_pat(es, l, r, max)
 }
@@ -7417,7 +7416,7 @@ fn __action100<
     (_, es, _): (u32, Vec<ArrE>, u32),
     (_, _, _): (u32, Tok, u32),
     (_, r, _): (u32, u32, u32),
-) -> Result<Pat,__lalrpop_util::ParseError<u32,Tok,ParseError>>
+) -> Result<Box<Pat>,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     arr_pat(es, l, r, max)
 }
@@ -7428,9 +7427,9 @@ fn __action101<
 >(
     max: u32,
     (_, n, _): (u32, Name, u32),
-) -> ObjE
+) -> Box<ObjE>
 {
-    ObjE::Entry { key: n.clone(), target: pat_ident(n), default: None, shorthand: true }
+    Box::new(ObjE::Entry { key: n.clone(), target: pat_ident(n), default: None, shorthand: true })
 }
 
 #[allow(unused_variables)]
@@ -7441,9 +7440,9 @@ fn __action102<
     (_, n, _): (u32, Name, u32),
     (_, _, _): (u32, Tok, u32),
     (_, d, _): (u32, Node, u32),
-) -> ObjE
+) -> Box<ObjE>
 {
-    ObjE::Entry { key: n.clone(), target: pat_ident(n), default: Some(d), shorthand: true }
+    Box::new(ObjE::Entry { key: n.clone(), target: pat_ident(n), default: Some(d), shorthand: true })
 }
 
 #[allow(unused_variables)]
@@ -7453,10 +7452,10 @@ fn __action103<
     max: u32,
     (_, k, _): (u32, Name, u32),
     (_, _, _): (u32, Tok, u32),
-    (_, t, _): (u32, Pat, u32),
-) -> ObjE
+    (_, t, _): (u32, Box<Pat>, u32),
+) -> Box<ObjE>
 {
-    ObjE::Entry { key: k, target: t, default: None, shorthand: false }
+    Box::new(ObjE::Entry { key: k, target: t, default: None, shorthand: false })
 }
 
 #[allow(unused_variables)]
@@ -7466,12 +7465,12 @@ fn __action104<
     max: u32,
     (_, k, _): (u32, Name, u32),
     (_, _, _): (u32, Tok, u32),
-    (_, t, _): (u32, Pat, u32),
+    (_, t, _): (u32, Box<Pat>, u32),
     (_, _, _): (u32, Tok, u32),
     (_, d, _): (u32, Node, u32),
-) -> ObjE
+) -> Box<ObjE>
 {
-    ObjE::Entry { key: k, target: t, default: Some(d), shorthand: false }
+    Box::new(ObjE::Entry { key: k, target: t, default: Some(d), shorthand: false })
 }
 
 #[allow(unused_variables)]
@@ -7482,9 +7481,9 @@ fn __action105<
     (_, l, _): (u32, u32, u32),
     (_, _, _): (u32, Tok, u32),
     (_, n, _): (u32, Name, u32),
-) -> ObjE
+) -> Box<ObjE>
 {
-    ObjE::Rest(n, l)
+    Box::new(ObjE::Rest(n, l))
 }
 
 #[allow(unused_variables)]
@@ -7514,7 +7513,7 @@ fn __action107<
 fn __action108<
 >(
     max: u32,
-    (_, t, _): (u32, Pat, u32),
+    (_, t, _): (u32, Box<Pat>, u32),
 ) -> ArrE
 {
     ArrE::Entry(t, None)
@@ -7525,7 +7524,7 @@ fn __action108<
 fn __action109<
 >(
     max: u32,
-    (_, t, _): (u32, Pat, u32),
+    (_, t, _): (u32, Box<Pat>, u32),
     (_, _, _): (u32, Tok, u32),
     (_, d, _): (u32, Node, u32),
 ) -> ArrE
@@ -7543,7 +7542,7 @@ fn __action110<
     (_, n, _): (u32, Name, u32),
 ) -> ArrE
 {
-    ArrE::Rest(n, l)
+    ArrE::Rest(Box::new(n), l)
 }
 
 #[allow(unused_variables)]
@@ -7569,9 +7568,9 @@ fn __action111<
 fn __action112<
 >(
     max: u32,
-    (_, mut v, _): (u32, alloc::vec::Vec<ObjE>, u32),
-    (_, e, _): (u32, Option<ObjE>, u32),
-) -> Vec<ObjE>
+    (_, mut v, _): (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+    (_, e, _): (u32, Option<Box<ObjE>>, u32),
+) -> Vec<Box<ObjE>>
 {
     match e {
         None => v,
@@ -7587,9 +7586,9 @@ fn __action112<
 fn __action113<
 >(
     max: u32,
-    (_, mut v, _): (u32, alloc::vec::Vec<Prop>, u32),
-    (_, e, _): (u32, Option<Prop>, u32),
-) -> Vec<Prop>
+    (_, mut v, _): (u32, alloc::vec::Vec<Box<Prop>>, u32),
+    (_, e, _): (u32, Option<Box<Prop>>, u32),
+) -> Vec<Box<Prop>>
 {
     match e {
         None => v,
@@ -7949,8 +7948,8 @@ fn __action141<
 fn __action142<
 >(
     max: u32,
-    (_, __0, _): (u32, Prop, u32),
-) -> Option<Prop>
+    (_, __0, _): (u32, Box<Prop>, u32),
+) -> Option<Box<Prop>>
 {
     Some(__0)
 }
@@ -7962,7 +7961,7 @@ fn __action143<
     max: u32,
     __lookbehind: &u32,
     __lookahead: &u32,
-) -> Option<Prop>
+) -> Option<Box<Prop>>
 {
     None
 }
@@ -7974,7 +7973,7 @@ fn __action144<
     max: u32,
     __lookbehind: &u32,
     __lookahead: &u32,
-) -> alloc::vec::Vec<Prop>
+) -> alloc::vec::Vec<Box<Prop>>
 {
     alloc::vec![]
 }
@@ -7984,8 +7983,8 @@ fn __action144<
 fn __action145<
 >(
     max: u32,
-    (_, v, _): (u32, alloc::vec::Vec<Prop>, u32),
-) -> alloc::vec::Vec<Prop>
+    (_, v, _): (u32, alloc::vec::Vec<Box<Prop>>, u32),
+) -> alloc::vec::Vec<Box<Prop>>
 {
     v
 }
@@ -7995,9 +7994,9 @@ fn __action145<
 fn __action146<
 >(
     max: u32,
-    (_, __0, _): (u32, Prop, u32),
+    (_, __0, _): (u32, Box<Prop>, u32),
     (_, _, _): (u32, Tok, u32),
-) -> Prop
+) -> Box<Prop>
 {
     __0
 }
@@ -8007,8 +8006,8 @@ fn __action146<
 fn __action147<
 >(
     max: u32,
-    (_, __0, _): (u32, ObjE, u32),
-) -> Option<ObjE>
+    (_, __0, _): (u32, Box<ObjE>, u32),
+) -> Option<Box<ObjE>>
 {
     Some(__0)
 }
@@ -8020,7 +8019,7 @@ fn __action148<
     max: u32,
     __lookbehind: &u32,
     __lookahead: &u32,
-) -> Option<ObjE>
+) -> Option<Box<ObjE>>
 {
     None
 }
@@ -8032,7 +8031,7 @@ fn __action149<
     max: u32,
     __lookbehind: &u32,
     __lookahead: &u32,
-) -> alloc::vec::Vec<ObjE>
+) -> alloc::vec::Vec<Box<ObjE>>
 {
     alloc::vec![]
 }
@@ -8042,8 +8041,8 @@ fn __action149<
 fn __action150<
 >(
     max: u32,
-    (_, v, _): (u32, alloc::vec::Vec<ObjE>, u32),
-) -> alloc::vec::Vec<ObjE>
+    (_, v, _): (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+) -> alloc::vec::Vec<Box<ObjE>>
 {
     v
 }
@@ -8053,9 +8052,9 @@ fn __action150<
 fn __action151<
 >(
     max: u32,
-    (_, __0, _): (u32, ObjE, u32),
+    (_, __0, _): (u32, Box<ObjE>, u32),
     (_, _, _): (u32, Tok, u32),
-) -> ObjE
+) -> Box<ObjE>
 {
     __0
 }
@@ -8146,8 +8145,8 @@ fn __action158<
 fn __action159<
 >(
     max: u32,
-    (_, __0, _): (u32, ObjE, u32),
-) -> alloc::vec::Vec<ObjE>
+    (_, __0, _): (u32, Box<ObjE>, u32),
+) -> alloc::vec::Vec<Box<ObjE>>
 {
     alloc::vec![__0]
 }
@@ -8157,9 +8156,9 @@ fn __action159<
 fn __action160<
 >(
     max: u32,
-    (_, v, _): (u32, alloc::vec::Vec<ObjE>, u32),
-    (_, e, _): (u32, ObjE, u32),
-) -> alloc::vec::Vec<ObjE>
+    (_, v, _): (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+    (_, e, _): (u32, Box<ObjE>, u32),
+) -> alloc::vec::Vec<Box<ObjE>>
 {
     { let mut v = v; v.push(e); v }
 }
@@ -8169,8 +8168,8 @@ fn __action160<
 fn __action161<
 >(
     max: u32,
-    (_, __0, _): (u32, Prop, u32),
-) -> alloc::vec::Vec<Prop>
+    (_, __0, _): (u32, Box<Prop>, u32),
+) -> alloc::vec::Vec<Box<Prop>>
 {
     alloc::vec![__0]
 }
@@ -8180,9 +8179,9 @@ fn __action161<
 fn __action162<
 >(
     max: u32,
-    (_, v, _): (u32, alloc::vec::Vec<Prop>, u32),
-    (_, e, _): (u32, Prop, u32),
-) -> alloc::vec::Vec<Prop>
+    (_, v, _): (u32, alloc::vec::Vec<Box<Prop>>, u32),
+    (_, e, _): (u32, Box<Prop>, u32),
+) -> alloc::vec::Vec<Box<Prop>>
 {
     { let mut v = v; v.push(e); v }
 }
@@ -8435,9 +8434,9 @@ fn __action174<
 fn __action175<
 >(
     max: u32,
-    __0: (u32, ObjE, u32),
+    __0: (u32, Box<ObjE>, u32),
     __1: (u32, Tok, u32),
-) -> alloc::vec::Vec<ObjE>
+) -> alloc::vec::Vec<Box<ObjE>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __1.2.clone();
@@ -8459,10 +8458,10 @@ fn __action175<
 fn __action176<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<ObjE>, u32),
-    __1: (u32, ObjE, u32),
+    __0: (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+    __1: (u32, Box<ObjE>, u32),
     __2: (u32, Tok, u32),
-) -> alloc::vec::Vec<ObjE>
+) -> alloc::vec::Vec<Box<ObjE>>
 {
     let __start0 = __1.0.clone();
     let __end0 = __2.2.clone();
@@ -8485,8 +8484,8 @@ fn __action176<
 fn __action177<
 >(
     max: u32,
-    __0: (u32, Option<ObjE>, u32),
-) -> Vec<ObjE>
+    __0: (u32, Option<Box<ObjE>>, u32),
+) -> Vec<Box<ObjE>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.0.clone();
@@ -8509,9 +8508,9 @@ fn __action177<
 fn __action178<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<ObjE>, u32),
-    __1: (u32, Option<ObjE>, u32),
-) -> Vec<ObjE>
+    __0: (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+    __1: (u32, Option<Box<ObjE>>, u32),
+) -> Vec<Box<ObjE>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.2.clone();
@@ -8631,9 +8630,9 @@ fn __action182<
 fn __action183<
 >(
     max: u32,
-    __0: (u32, Prop, u32),
+    __0: (u32, Box<Prop>, u32),
     __1: (u32, Tok, u32),
-) -> alloc::vec::Vec<Prop>
+) -> alloc::vec::Vec<Box<Prop>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __1.2.clone();
@@ -8655,10 +8654,10 @@ fn __action183<
 fn __action184<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<Prop>, u32),
-    __1: (u32, Prop, u32),
+    __0: (u32, alloc::vec::Vec<Box<Prop>>, u32),
+    __1: (u32, Box<Prop>, u32),
     __2: (u32, Tok, u32),
-) -> alloc::vec::Vec<Prop>
+) -> alloc::vec::Vec<Box<Prop>>
 {
     let __start0 = __1.0.clone();
     let __end0 = __2.2.clone();
@@ -8681,8 +8680,8 @@ fn __action184<
 fn __action185<
 >(
     max: u32,
-    __0: (u32, Option<Prop>, u32),
-) -> Vec<Prop>
+    __0: (u32, Option<Box<Prop>>, u32),
+) -> Vec<Box<Prop>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.0.clone();
@@ -8705,9 +8704,9 @@ fn __action185<
 fn __action186<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<Prop>, u32),
-    __1: (u32, Option<Prop>, u32),
-) -> Vec<Prop>
+    __0: (u32, alloc::vec::Vec<Box<Prop>>, u32),
+    __1: (u32, Option<Box<Prop>>, u32),
+) -> Vec<Box<Prop>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.2.clone();
@@ -8948,7 +8947,7 @@ fn __action195<
 >(
     max: u32,
     __0: (u32, Tok, u32),
-    __1: (u32, Pat, u32),
+    __1: (u32, Box<Pat>, u32),
     __2: (u32, Tok, u32),
     __3: (u32, Node, u32),
     __4: (u32, Tok, u32),
@@ -9009,7 +9008,7 @@ fn __action197<
     max: u32,
     __0: (u32, Tok, u32),
     __1: (u32, Name, u32),
-) -> ObjE
+) -> Box<ObjE>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.0.clone();
@@ -9215,7 +9214,7 @@ fn __action204<
 fn __action205<
 >(
     max: u32,
-    __0: (u32, RegexLit, u32),
+    __0: (u32, Box<RegexLit>, u32),
     __1: (u32, u32, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
@@ -9302,7 +9301,7 @@ fn __action208<
 >(
     max: u32,
     __0: (u32, Tok, u32),
-    __1: (u32, Vec<Prop>, u32),
+    __1: (u32, Vec<Box<Prop>>, u32),
     __2: (u32, Tok, u32),
     __3: (u32, u32, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
@@ -9334,7 +9333,7 @@ fn __action209<
     __0: (u32, Tok, u32),
     __1: (u32, Node, u32),
     __2: (u32, u32, u32),
-) -> Prop
+) -> Box<Prop>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.0.clone();
@@ -9386,10 +9385,10 @@ fn __action211<
 >(
     max: u32,
     __0: (u32, Tok, u32),
-    __1: (u32, Vec<ObjE>, u32),
+    __1: (u32, Vec<Box<ObjE>>, u32),
     __2: (u32, Tok, u32),
     __3: (u32, u32, u32),
-) -> Result<Pat,__lalrpop_util::ParseError<u32,Tok,ParseError>>
+) -> Result<Box<Pat>,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.0.clone();
@@ -9419,7 +9418,7 @@ fn __action212<
     __1: (u32, Vec<ArrE>, u32),
     __2: (u32, Tok, u32),
     __3: (u32, u32, u32),
-) -> Result<Pat,__lalrpop_util::ParseError<u32,Tok,ParseError>>
+) -> Result<Box<Pat>,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.0.clone();
@@ -9471,7 +9470,7 @@ fn __action213<
 fn __action214<
 >(
     max: u32,
-    __0: (u32, (Vec<String>, Vec<Node>), u32),
+    __0: (u32, Box<(Vec<String>, Vec<Node>)>, u32),
     __1: (u32, String, u32),
     __2: (u32, u32, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
@@ -9989,7 +9988,7 @@ fn __action233<
 fn __action234<
 >(
     max: u32,
-    __0: (u32, RegexLit, u32),
+    __0: (u32, Box<RegexLit>, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     let __start0 = __0.2.clone();
@@ -10070,7 +10069,7 @@ fn __action237<
 >(
     max: u32,
     __0: (u32, Tok, u32),
-    __1: (u32, Vec<Prop>, u32),
+    __1: (u32, Vec<Box<Prop>>, u32),
     __2: (u32, Tok, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
@@ -10099,7 +10098,7 @@ fn __action238<
     max: u32,
     __0: (u32, Tok, u32),
     __1: (u32, Node, u32),
-) -> Prop
+) -> Box<Prop>
 {
     let __start0 = __1.2.clone();
     let __end0 = __1.2.clone();
@@ -10148,9 +10147,9 @@ fn __action240<
 >(
     max: u32,
     __0: (u32, Tok, u32),
-    __1: (u32, Vec<ObjE>, u32),
+    __1: (u32, Vec<Box<ObjE>>, u32),
     __2: (u32, Tok, u32),
-) -> Result<Pat,__lalrpop_util::ParseError<u32,Tok,ParseError>>
+) -> Result<Box<Pat>,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     let __start0 = __2.2.clone();
     let __end0 = __2.2.clone();
@@ -10178,7 +10177,7 @@ fn __action241<
     __0: (u32, Tok, u32),
     __1: (u32, Vec<ArrE>, u32),
     __2: (u32, Tok, u32),
-) -> Result<Pat,__lalrpop_util::ParseError<u32,Tok,ParseError>>
+) -> Result<Box<Pat>,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
     let __start0 = __2.2.clone();
     let __end0 = __2.2.clone();
@@ -10227,7 +10226,7 @@ fn __action242<
 fn __action243<
 >(
     max: u32,
-    __0: (u32, (Vec<String>, Vec<Node>), u32),
+    __0: (u32, Box<(Vec<String>, Vec<Node>)>, u32),
     __1: (u32, String, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
@@ -10441,8 +10440,8 @@ fn __action251<
 fn __action252<
 >(
     max: u32,
-    __0: (u32, ObjE, u32),
-) -> Vec<ObjE>
+    __0: (u32, Box<ObjE>, u32),
+) -> Vec<Box<ObjE>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.2.clone();
@@ -10465,7 +10464,7 @@ fn __action253<
     max: u32,
     __lookbehind: &u32,
     __lookahead: &u32,
-) -> Vec<ObjE>
+) -> Vec<Box<ObjE>>
 {
     let __start0 = __lookbehind.clone();
     let __end0 = __lookahead.clone();
@@ -10487,9 +10486,9 @@ fn __action253<
 fn __action254<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<ObjE>, u32),
-    __1: (u32, ObjE, u32),
-) -> Vec<ObjE>
+    __0: (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+    __1: (u32, Box<ObjE>, u32),
+) -> Vec<Box<ObjE>>
 {
     let __start0 = __1.0.clone();
     let __end0 = __1.2.clone();
@@ -10511,8 +10510,8 @@ fn __action254<
 fn __action255<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<ObjE>, u32),
-) -> Vec<ObjE>
+    __0: (u32, alloc::vec::Vec<Box<ObjE>>, u32),
+) -> Vec<Box<ObjE>>
 {
     let __start0 = __0.2.clone();
     let __end0 = __0.2.clone();
@@ -10629,8 +10628,8 @@ fn __action259<
 fn __action260<
 >(
     max: u32,
-    __0: (u32, Prop, u32),
-) -> Vec<Prop>
+    __0: (u32, Box<Prop>, u32),
+) -> Vec<Box<Prop>>
 {
     let __start0 = __0.0.clone();
     let __end0 = __0.2.clone();
@@ -10653,7 +10652,7 @@ fn __action261<
     max: u32,
     __lookbehind: &u32,
     __lookahead: &u32,
-) -> Vec<Prop>
+) -> Vec<Box<Prop>>
 {
     let __start0 = __lookbehind.clone();
     let __end0 = __lookahead.clone();
@@ -10675,9 +10674,9 @@ fn __action261<
 fn __action262<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<Prop>, u32),
-    __1: (u32, Prop, u32),
-) -> Vec<Prop>
+    __0: (u32, alloc::vec::Vec<Box<Prop>>, u32),
+    __1: (u32, Box<Prop>, u32),
+) -> Vec<Box<Prop>>
 {
     let __start0 = __1.0.clone();
     let __end0 = __1.2.clone();
@@ -10699,8 +10698,8 @@ fn __action262<
 fn __action263<
 >(
     max: u32,
-    __0: (u32, alloc::vec::Vec<Prop>, u32),
-) -> Vec<Prop>
+    __0: (u32, alloc::vec::Vec<Box<Prop>>, u32),
+) -> Vec<Box<Prop>>
 {
     let __start0 = __0.2.clone();
     let __end0 = __0.2.clone();

@@ -53,8 +53,8 @@ pub enum Tok {
     Str(String),
     /// `[a-zA-Z_][a-zA-Z0-9_]*`, not a keyword.
     Ident(String),
-    /// `/body/flags`.
-    Regex(RegexLit),
+    /// `/body/flags` (boxed: rare, and twice the size of the other tokens).
+    Regex(Box<RegexLit>),
     /// `` `text` `` with no hole, text decoded.
     Template(String),
     /// `` `text${ ``: the start of a template with holes.
@@ -474,7 +474,7 @@ impl Lexer {
                 }
                 '/' if !self.prev_ends_operand() => {
                     let r = self.regex()?;
-                    self.push(start, Tok::Regex(r));
+                    self.push(start, Tok::Regex(Box::new(r)));
                 }
                 '(' => {
                     self.i += 1;

@@ -45,6 +45,14 @@ mod printer;
 )]
 mod grammar {
     include!("grammar_generated.rs");
+
+    /// LALRPOP moves whole symbols on every shift and reduction (about a
+    /// dozen unit reductions per operand), so a large node type makes
+    /// parsing a string of copies: expressions travel boxed (see `nodes`).
+    #[test]
+    fn parser_symbols_stay_small() {
+        assert!(std::mem::size_of::<__parse__Expr::__Symbol>() <= 40);
+    }
 }
 
 pub use ast::Span;
@@ -148,8 +156,26 @@ fn parse_plain(src: &str, opts: &ParseOptions) -> Result<ast::Expr, ParseError> 
             return Err(ParseError::length(chars, u32::MAX as usize));
         }
     }
-    let lexed = lexer::tokenize(src, max_depth(opts));
-    parse_tokens(src, &lexed, lexed.tokens.iter().cloned(), opts)
+    let mut lexed = lexer::tokenize(src, max_depth(opts));
+    // The parser takes the tokens (no copy of their strings); a failed
+    // parse lexes again for the context its error message needs.
+    let tokens = std::mem::take(&mut lexed.tokens);
+    let error = lexed.error.take();
+    drop(lexed);
+    parse_owned(tokens.into_iter(), error, opts)
+        .map_err(|e| convert(e, src, &lexer::tokenize(src, max_depth(opts))))
+}
+
+/// Parses `tokens`, then the lexical error that ended them, if any.
+fn parse_owned(
+    tokens: impl Iterator<Item = lexer::Spanned>,
+    error: Option<ParseError>,
+    opts: &ParseOptions,
+) -> Result<ast::Expr, lalrpop_util::ParseError<u32, Tok, ParseError>> {
+    let tokens = tokens.map(Ok).chain(error.map(Err));
+    grammar::ExprParser::new()
+        .parse(max_depth(opts), tokens)
+        .map(|n| *n.e)
 }
 
 fn parse_tokens(
@@ -158,11 +184,7 @@ fn parse_tokens(
     tokens: impl Iterator<Item = lexer::Spanned>,
     opts: &ParseOptions,
 ) -> Result<ast::Expr, ParseError> {
-    let tokens = tokens.map(Ok).chain(lexed.error.clone().map(Err));
-    match grammar::ExprParser::new().parse(max_depth(opts), tokens) {
-        Ok(n) => Ok(n.e),
-        Err(e) => Err(convert(e, src, lexed)),
-    }
+    parse_owned(tokens, lexed.error.clone(), opts).map_err(|e| convert(e, src, lexed))
 }
 
 /// A failed parse with the constructs of other languages in the source.
