@@ -2,13 +2,11 @@
 //! parameters): checks, extractions with defaults, rests, and the local
 //! slots each name binds.
 
-use std::collections::HashSet;
-
 use xpr_syntax::ast::{self, Expr, Pattern};
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Key, Op};
 
-use crate::Compiler;
+use crate::{Compiler, HashSet};
 use crate::errors::{error_at, restricted, too_many};
 
 impl Compiler<'_> {

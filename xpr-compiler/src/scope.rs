@@ -1,13 +1,13 @@
 //! Scopes and name resolution: the functions being compiled, their local
 //! slots and the values their closures capture.
 
-use std::collections::HashMap;
-
 use xpr_syntax::ast;
 use xpr_vm::program::{Capture, Proto};
 use xpr_vm::{Error, Op};
 
-use crate::Compiler;
+use smallvec::SmallVec;
+
+use crate::{Compiler, HashMap};
 use crate::errors::{span, too_many};
 
 /// A function being compiled.
@@ -29,7 +29,7 @@ pub(crate) struct Scope {
     /// Bindings in order, for [`Scope::truncate`].
     order: Vec<String>,
     /// Each name's slots, innermost (shadowing) last.
-    slots: HashMap<String, Vec<u16>>,
+    slots: HashMap<String, SmallVec<[u16; 4]>>,
 }
 
 impl Scope {
@@ -39,7 +39,12 @@ impl Scope {
 
     fn push(&mut self, name: &str, slot: u16) {
         self.order.push(name.to_string());
-        self.slots.entry(name.to_string()).or_default().push(slot);
+        match self.slots.get_mut(name) {
+            Some(slots) => slots.push(slot),
+            None => {
+                self.slots.insert(name.to_string(), SmallVec::from_elem(slot, 1));
+            }
+        }
     }
 
     /// The innermost binding of `name`.
@@ -71,7 +76,7 @@ impl FnState {
             },
             scope: Scope::default(),
             next_slot: 0,
-            captures: HashMap::new(),
+            captures: HashMap::default(),
         }
     }
 }

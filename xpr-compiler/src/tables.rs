@@ -18,7 +18,8 @@ use crate::errors::{regex_budget, span, too_many};
 #[derive(Hash, PartialEq, Eq)]
 pub(crate) enum ConstKey {
     Number(u64),
-    String(String),
+    /// The constant's own string, shared.
+    String(Key),
     /// A regex literal's pattern and flags.
     Regex(String, String),
 }
@@ -28,7 +29,7 @@ impl Compiler<'_> {
     pub(crate) fn pooled(&mut self, v: Value, at: ast::Span) -> Result<u32, Error> {
         let key = match &v {
             Value::Number(n) => Some(ConstKey::Number(n.to_bits())),
-            Value::String(s) => Some(ConstKey::String(s.to_string())),
+            Value::String(s) => Some(ConstKey::String(s.clone())),
             _ => None,
         };
         if let Some(&i) = key.as_ref().and_then(|k| self.consts.get(k)) {
@@ -76,8 +77,9 @@ impl Compiler<'_> {
             return Ok(i);
         }
         let i = u32::try_from(self.parts.keys.len()).map_err(|_| too_many(at))?;
-        self.parts.keys.push(Key::from(name));
-        self.keys.insert(name.to_string(), i);
+        let name = Key::from(name);
+        self.parts.keys.push(name.clone());
+        self.keys.insert(name, i);
         Ok(i)
     }
 
@@ -93,11 +95,13 @@ impl Compiler<'_> {
             return Err(self.env.capabilities.denial("method", name, span(at)));
         }
         let i = u16::try_from(self.parts.methods.len()).map_err(|_| too_many(at))?;
+        let id = stdlib::method_id(name);
+        let name = Key::from(name);
         self.parts.methods.push(MethodRef {
-            name: Key::from(name),
-            id: stdlib::method_id(name),
+            name: name.clone(),
+            id,
         });
-        self.methods.insert(name.to_string(), i);
+        self.methods.insert(name, i);
         Ok(i)
     }
 
@@ -110,7 +114,7 @@ impl Compiler<'_> {
         };
         let i = u16::try_from(self.parts.host_functions.len()).map_err(|_| too_many(at))?;
         self.parts.host_functions.push(h.clone());
-        self.hosts.insert(name.to_string(), i);
+        self.hosts.insert(Key::from(name), i);
         Ok(Some(i))
     }
 
@@ -145,12 +149,13 @@ impl Compiler<'_> {
             },
         };
         let i = u32::try_from(self.parts.globals.len()).map_err(|_| too_many(at))?;
+        let name = Key::from(name);
         self.parts.globals.push(Global {
-            name: Key::from(name),
+            name: name.clone(),
             fallback,
             read,
         });
-        self.globals.insert(name.to_string(), i);
+        self.globals.insert(name, i);
         Ok(i)
     }
 }
