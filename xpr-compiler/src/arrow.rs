@@ -6,10 +6,10 @@ use xpr_syntax::ast::{self, Pattern};
 use xpr_vm::program::Proto;
 use xpr_vm::{Error, Op};
 
-use crate::{Compiler, HashSet};
 use crate::errors::too_many;
 use crate::pattern::check_duplicate;
 use crate::scope::FnState;
+use crate::{Compiler, HashSet};
 
 impl Compiler<'_> {
     pub(crate) fn arrow(&mut self, arrow: &ast::Arrow, at: ast::Span) -> Result<(), Error> {

@@ -6,8 +6,8 @@ use xpr_syntax::ast::{self, Expr, Pattern};
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Key, Op};
 
-use crate::{Compiler, HashSet};
 use crate::errors::{error_at, restricted, too_many};
+use crate::{Compiler, HashSet};
 
 impl Compiler<'_> {
     /// Binds the value on top of the stack to `target`, consuming it.

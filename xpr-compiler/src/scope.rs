@@ -7,8 +7,8 @@ use xpr_vm::{Error, Op};
 
 use smallvec::SmallVec;
 
-use crate::{Compiler, HashMap};
 use crate::errors::{span, too_many};
+use crate::{Compiler, HashMap};
 
 /// A function being compiled.
 pub(crate) struct FnState {
@@ -42,7 +42,8 @@ impl Scope {
         match self.slots.get_mut(name) {
             Some(slots) => slots.push(slot),
             None => {
-                self.slots.insert(name.to_string(), SmallVec::from_elem(slot, 1));
+                self.slots
+                    .insert(name.to_string(), SmallVec::from_elem(slot, 1));
             }
         }
     }
@@ -68,10 +69,15 @@ impl Scope {
 
 impl FnState {
     pub(crate) fn new(proto_index: u32, at: ast::Span) -> Self {
+        // About one instruction per four characters of source: sized once
+        // instead of grown (and copied) three or four times.
+        let guess = (at.end.saturating_sub(at.start) as usize / 4 + 4).min(1024);
         FnState {
             proto_index,
             proto: Proto {
                 span: span(at),
+                code: Vec::with_capacity(guess),
+                spans: Vec::with_capacity(guess),
                 ..Proto::default()
             },
             scope: Scope::default(),

@@ -24,6 +24,14 @@ pub(crate) enum ConstKey {
     Regex(String, String),
 }
 
+/// Before a table's first entry: room for eight, so that a small program's
+/// table is allocated once rather than grown (and rehashed) at its fourth.
+fn reserve_first<K: std::hash::Hash + Eq, V>(table: &mut crate::HashMap<K, V>) {
+    if table.is_empty() {
+        table.reserve(8);
+    }
+}
+
 impl Compiler<'_> {
     /// The constant pool index of `v` (numbers and strings shared).
     pub(crate) fn pooled(&mut self, v: Value, at: ast::Span) -> Result<u32, Error> {
@@ -38,6 +46,7 @@ impl Compiler<'_> {
         let i = u32::try_from(self.parts.constants.len()).map_err(|_| too_many(at))?;
         self.parts.constants.push(v);
         if let Some(k) = key {
+            reserve_first(&mut self.consts);
             self.consts.insert(k, i);
         }
         Ok(i)
@@ -79,6 +88,7 @@ impl Compiler<'_> {
         let i = u32::try_from(self.parts.keys.len()).map_err(|_| too_many(at))?;
         let name = Key::from(name);
         self.parts.keys.push(name.clone());
+        reserve_first(&mut self.keys);
         self.keys.insert(name, i);
         Ok(i)
     }
@@ -155,6 +165,7 @@ impl Compiler<'_> {
             fallback,
             read,
         });
+        reserve_first(&mut self.globals);
         self.globals.insert(name, i);
         Ok(i)
     }
