@@ -55,6 +55,8 @@ mod grammar {
     }
 }
 
+use std::cell::Cell;
+
 pub use ast::Span;
 pub use error::{ParseError, ParseErrorKind};
 pub use printer::print;
@@ -172,10 +174,42 @@ fn parse_owned(
     error: Option<ParseError>,
     opts: &ParseOptions,
 ) -> Result<ast::Expr, lalrpop_util::ParseError<u32, Tok, ParseError>> {
-    let tokens = tokens.map(Ok).chain(error.map(Err));
+    let next = Cell::new(0);
+    let feed = Feed {
+        tokens,
+        error,
+        next: &next,
+    };
     grammar::ExprParser::new()
-        .parse(max_depth(opts), tokens)
+        .parse(max_depth(opts), &next, feed)
         .map(|n| *n.e)
+}
+
+/// The parser's input: the tokens, then the lexical error that ended them;
+/// as each is read, `next` is set to its strength as a binary operator (0
+/// for any other token and at the end), which the grammar's operator runs
+/// read as the lookahead's (`nodes::Seq`).
+struct Feed<'n, I> {
+    tokens: I,
+    error: Option<ParseError>,
+    next: &'n Cell<u8>,
+}
+
+impl<I: Iterator<Item = lexer::Spanned>> Iterator for Feed<'_, I> {
+    type Item = Result<lexer::Spanned, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.tokens.next() {
+            Some(t) => {
+                self.next.set(nodes::token_precedence(&t.1));
+                Some(Ok(t))
+            }
+            None => {
+                self.next.set(0);
+                self.error.take().map(Err)
+            }
+        }
+    }
 }
 
 fn parse_tokens(

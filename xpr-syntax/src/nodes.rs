@@ -154,6 +154,113 @@ pub fn bin(lhs: Node, op: AnyOp, rhs: Node, max: u32) -> Res<Node> {
     node(kind, s, d, max)
 }
 
+/// Binding strength of a binary operator (spec "Operator Precedence"):
+/// `??` 1, `||` 2, `&&` 3, equality 4, comparison 5, additive 6,
+/// multiplicative 7, `**` 8.
+fn precedence(op: AnyOp) -> u8 {
+    match op {
+        AnyOp::L(LogicalOp::Nullish) => 1,
+        AnyOp::L(LogicalOp::Or) => 2,
+        AnyOp::L(LogicalOp::And) => 3,
+        AnyOp::B(BinaryOp::Eq | BinaryOp::Ne) => 4,
+        AnyOp::B(BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge) => 5,
+        AnyOp::B(BinaryOp::Add | BinaryOp::Sub) => 6,
+        AnyOp::B(BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem) => 7,
+        AnyOp::B(BinaryOp::Pow) => 8,
+    }
+}
+
+/// The binding strength of `tok` as a binary operator (see
+/// [`precedence`]), 0 for any other token. After an operand, `-` is
+/// always the binary minus.
+pub fn token_precedence(tok: &Tok) -> u8 {
+    match tok {
+        Tok::Nullish => 1,
+        Tok::OrOr => 2,
+        Tok::AndAnd => 3,
+        Tok::EqEq | Tok::NotEq => 4,
+        Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge => 5,
+        Tok::Plus | Tok::Minus => 6,
+        Tok::Star | Tok::Slash | Tok::Percent => 7,
+        Tok::StarStar => 8,
+        _ => 0,
+    }
+}
+
+/// Whether `left`, already waiting, takes the operand before an operator
+/// of binding strength `next`: it binds tighter, or as tightly and the
+/// operator is left-associative (every one but `**`, the only one of
+/// strength 8).
+fn binds_first(left: AnyOp, next: u8) -> bool {
+    let l = precedence(left);
+    next > 0 && (l > next || (l == next && next < 8))
+}
+
+/// Operands waiting for their right operand, each with its operator,
+/// binding strength rising toward the end (empty for a single operand:
+/// no allocation).
+pub type Pending = Vec<(Node, AnyOp)>;
+
+/// A run of binary operators over unary operands being parsed: the
+/// operands still waiting and the last operand. A node is built when the
+/// operator after its right operand is the parser's lookahead (or when the
+/// run ends), as a left-recursive rule per precedence tier would build it:
+/// the same nodes in the same order, so a too-deep node fails at the same
+/// token, before any later error.
+#[derive(Debug)]
+pub struct Seq {
+    pending: Pending,
+    last: Node,
+}
+
+impl Seq {
+    /// A run starting with `n`.
+    pub fn new(n: Node) -> Seq {
+        Seq {
+            pending: Vec::new(),
+            last: n,
+        }
+    }
+
+    /// `pending` continued by the operand `n`, the lookahead an operator
+    /// of binding strength `next` (0 for none): every waiting operator that
+    /// takes `n` (or the node it is in) before that one gets its node.
+    pub fn then(mut pending: Pending, mut n: Node, next: u8, max: u32) -> Res<Seq> {
+        while let Some(&(_, left)) = pending.last()
+            && binds_first(left, next)
+        {
+            let Some((lhs, left)) = pending.pop() else {
+                break;
+            };
+            n = bin(lhs, left, n, max)?;
+        }
+        Ok(Seq { pending, last: n })
+    }
+
+    /// The operator `op` arrives (its nodes to the left were built when it
+    /// was the lookahead): it waits with its left operand.
+    pub fn op(self, op: AnyOp) -> Pending {
+        let Seq { mut pending, last } = self;
+        if pending.capacity() == 0 {
+            pending.reserve_exact(4);
+        }
+        pending.push((last, op));
+        pending
+    }
+
+    /// The run ends: the waiting operators get their nodes, innermost first.
+    pub fn finish(self, max: u32) -> Res<Node> {
+        let Seq {
+            mut pending,
+            mut last,
+        } = self;
+        while let Some((lhs, op)) = pending.pop() {
+            last = bin(lhs, op, last, max)?;
+        }
+        Ok(last)
+    }
+}
+
 /// `op operand` at `l`.
 pub fn unary(op: UnaryOp, operand: Node, l: u32, max: u32) -> Res<Node> {
     let s = span(l, operand.e.span.end);
