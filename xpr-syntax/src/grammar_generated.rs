@@ -1,6 +1,6 @@
-// grammar.lalrpop fnv1a64: ec6afed299822fe1 (regenerate: cargo run --manifest-path xpr-syntax/grammar-gen/Cargo.toml)
+// grammar.lalrpop fnv1a64: 70bd809d5dd6ac33 (regenerate: cargo run --manifest-path xpr-syntax/grammar-gen/Cargo.toml)
 // auto-generated: "lalrpop 0.23.2"
-// sha3: 037f7efba6e312be0a83efd67110099e0ce73461ef1fc529d51b174e2adf5190
+// sha3: eaf44569c0439a70ada64cc6ec1f0b5560ab018c5c5cfd38a01f74f47a4c9c9f
 // features: 
 use crate::ast::{BinaryOp, ExprKind, LogicalOp, Name, UnaryOp};
 use crate::error::ParseError;
@@ -5520,7 +5520,7 @@ fn __action5<
     (_, b, _): (u32, Node, u32),
 ) -> Result<Node,__lalrpop_util::ParseError<u32,Tok,ParseError>>
 {
-    let_(t, v, b, l, max)
+    let_(*t, v, b, l, max)
 }
 
 #[allow(unused_variables)]

@@ -332,6 +332,8 @@ pub fn spread_elem(n: Node, l: u32, r: u32) -> Elem {
 }
 
 /// `{properties}` from `l` to `r`.
+// The entries come boxed as the parser's symbols carry them (small symbols).
+#[allow(clippy::vec_box)]
 pub fn object(props: Vec<Box<Prop>>, l: u32, r: u32, max: u32) -> Res<Node> {
     let d = props.iter().map(|p| p.d).max().unwrap_or(0);
     let props = props.into_iter().map(|p| p.p).collect();
@@ -454,6 +456,8 @@ fn rest_last_error(what: &str, at: u32, r: u32) -> Fail {
 }
 
 /// `{entries}` from `l` to `r`.
+// The entries come boxed as the parser's symbols carry them (small symbols).
+#[allow(clippy::vec_box)]
 pub fn obj_pat(entries: Vec<Box<ObjE>>, l: u32, r: u32, max: u32) -> Res<Box<Pat>> {
     let s = span(l, r);
     let count = entries.len();
@@ -564,7 +568,7 @@ fn no_duplicates<'a>(names: impl Iterator<Item = &'a Name>) -> Res<()> {
 }
 
 /// `let target = value; body` from `l`.
-pub fn let_(target: Box<Pat>, value: Node, body: Node, l: u32, max: u32) -> Res<Node> {
+pub fn let_(target: Pat, value: Node, body: Node, l: u32, max: u32) -> Res<Node> {
     no_duplicates(target.names.iter())?;
     let s = span(l, body.e.span.end);
     let d = target.d.max(value.d).max(body.d);
