@@ -2,16 +2,14 @@
 //! local slots (a destructured parameter bound from its slot), and the
 //! closure that captures what the body uses.
 
-use std::collections::HashSet;
-
 use xpr_syntax::ast::{self, Pattern};
 use xpr_vm::program::Proto;
 use xpr_vm::{Error, Op};
 
-use crate::Compiler;
 use crate::errors::too_many;
 use crate::pattern::check_duplicate;
 use crate::scope::FnState;
+use crate::{Compiler, HashSet};
 
 impl Compiler<'_> {
     pub(crate) fn arrow(&mut self, arrow: &ast::Arrow, at: ast::Span) -> Result<(), Error> {
@@ -35,7 +33,7 @@ impl Compiler<'_> {
 
     fn arrow_body(&mut self, arrow: &ast::Arrow, at: ast::Span) -> Result<(), Error> {
         let params = u16::try_from(arrow.params.len()).map_err(|_| too_many(at))?;
-        let mut names: HashSet<String> = HashSet::new();
+        let mut names: HashSet<String> = HashSet::default();
         // Parameter slots first: 0..params, then the rest parameter.
         for (i, p) in arrow.params.iter().enumerate() {
             let placeholder = match p {

@@ -113,14 +113,15 @@ impl Compiler<'_> {
         otherwise: Otherwise,
         at: ast::Span,
     ) -> Result<u16, Error> {
-        if let Some(&i) = self.calls.get(&(name.to_string(), kind)) {
+        let name = Key::from(name);
+        if let Some(&i) = self.calls.get(&(name.clone(), kind)) {
             return Ok(i);
         }
         if let Otherwise::Unknown(error) = &otherwise
-            && self.unknown.insert(name.to_string())
+            && self.unknown.insert(name.clone())
         {
             self.parts.unknown_functions.push(UnknownFunction {
-                name: Key::from(name),
+                name: name.clone(),
                 error: error.clone().at(span(at)),
             });
         }
@@ -129,7 +130,7 @@ impl Compiler<'_> {
             global: u32::from(global),
             otherwise,
         });
-        self.calls.insert((name.to_string(), kind), i);
+        self.calls.insert((name, kind), i);
         Ok(i)
     }
 

@@ -3,15 +3,13 @@
 //! object literals, and `let`; calls and pipes are in `calls.rs`, arrows
 //! in `arrow.rs`, patterns in `pattern.rs`.
 
-use std::collections::HashSet;
-
 use xpr_syntax::ast::{self, Element, Expr, ExprKind, LogicalOp, Property, UnaryOp};
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Op, Value};
 
 use crate::errors::{error_at, restricted, too_many};
 use crate::fold::{binary_op, fold};
-use crate::{Compiler, MAX_NESTING};
+use crate::{Compiler, HashSet, MAX_NESTING};
 
 pub(crate) fn has_spread(elements: &[Element]) -> bool {
     elements.iter().any(|e| matches!(e, Element::Spread(..)))
@@ -201,7 +199,7 @@ impl Compiler<'_> {
                     let f = self.func();
                     (f.scope.len(), f.next_slot)
                 };
-                let mut names = HashSet::new();
+                let mut names = HashSet::default();
                 self.bind(target, &mut names)?;
                 self.expr(body)?;
                 let f = self.func();

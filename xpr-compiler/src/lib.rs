@@ -50,13 +50,12 @@ mod pattern;
 mod scope;
 mod tables;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use xpr_syntax::ast::Expr;
 use xpr_vm::program::{ProgramParts, Proto};
 use xpr_vm::stdlib;
-use xpr_vm::{Capabilities, Error, HostFunction, Op, Program};
+use xpr_vm::{Capabilities, Error, HostFunction, Key, Op, Program};
 
 use calls::CallKind;
 use scope::FnState;
@@ -128,13 +127,13 @@ pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
         env,
         parts: ProgramParts::default(),
         funcs: Vec::new(),
-        consts: HashMap::new(),
-        globals: HashMap::new(),
-        calls: HashMap::new(),
-        unknown: HashSet::new(),
-        keys: HashMap::new(),
-        methods: HashMap::new(),
-        hosts: HashMap::new(),
+        consts: HashMap::default(),
+        globals: HashMap::default(),
+        calls: HashMap::default(),
+        unknown: HashSet::default(),
+        keys: HashMap::default(),
+        methods: HashMap::default(),
+        hosts: HashMap::default(),
         chain: None,
         nesting: 0,
         regex_left: env.max_regex_bytes.unwrap_or(u64::MAX),
@@ -148,6 +147,13 @@ pub fn compile(expr: &Expr, env: &CompileEnv) -> Result<Program, Error> {
     Program::new(c.parts)
 }
 
+/// The compiler's hash maps: foldhash (a fast hash; a random seed per map,
+/// as names come from untrusted source) instead of the standard SipHash,
+/// which took a sixth of compiling a small expression.
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+/// The compiler's hash sets (see [`HashMap`]).
+pub(crate) type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 /// The state of one compilation: the program's parts as they are built,
 /// the functions being compiled (innermost last), and the indexes that
 /// share the program's tables.
@@ -156,14 +162,16 @@ struct Compiler<'e> {
     parts: ProgramParts,
     funcs: Vec<FnState>,
     consts: HashMap<ConstKey, u32>,
-    globals: HashMap<String, u32>,
+    /// The tables below are keyed by the name the program's parts hold
+    /// (a shared [`Key`], found by `&str`), so no name is copied for them.
+    globals: HashMap<Key, u32>,
     /// Named calls by name and kind (pipe target or not, optional or not).
-    calls: HashMap<(String, CallKind), u16>,
+    calls: HashMap<(Key, CallKind), u16>,
     /// Names already in `parts.unknown_functions`.
-    unknown: HashSet<String>,
-    keys: HashMap<String, u32>,
-    methods: HashMap<String, u16>,
-    hosts: HashMap<String, u16>,
+    unknown: HashSet<Key>,
+    keys: HashMap<Key, u32>,
+    methods: HashMap<Key, u16>,
+    hosts: HashMap<Key, u16>,
     /// Jumps of `?.` in the optional chain being compiled, patched to its end.
     chain: Option<Vec<usize>>,
     nesting: u32,

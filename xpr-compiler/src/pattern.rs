@@ -2,14 +2,12 @@
 //! parameters): checks, extractions with defaults, rests, and the local
 //! slots each name binds.
 
-use std::collections::HashSet;
-
 use xpr_syntax::ast::{self, Expr, Pattern};
 use xpr_vm::vm::is_restricted;
 use xpr_vm::{Error, ErrorKind, Key, Op};
 
-use crate::Compiler;
 use crate::errors::{error_at, restricted, too_many};
+use crate::{Compiler, HashSet};
 
 impl Compiler<'_> {
     /// Binds the value on top of the stack to `target`, consuming it.

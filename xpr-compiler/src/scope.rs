@@ -1,14 +1,14 @@
 //! Scopes and name resolution: the functions being compiled, their local
 //! slots and the values their closures capture.
 
-use std::collections::HashMap;
-
 use xpr_syntax::ast;
 use xpr_vm::program::{Capture, Proto};
 use xpr_vm::{Error, Op};
 
-use crate::Compiler;
+use smallvec::SmallVec;
+
 use crate::errors::{span, too_many};
+use crate::{Compiler, HashMap};
 
 /// A function being compiled.
 pub(crate) struct FnState {
@@ -29,7 +29,7 @@ pub(crate) struct Scope {
     /// Bindings in order, for [`Scope::truncate`].
     order: Vec<String>,
     /// Each name's slots, innermost (shadowing) last.
-    slots: HashMap<String, Vec<u16>>,
+    slots: HashMap<String, SmallVec<[u16; 4]>>,
 }
 
 impl Scope {
@@ -39,7 +39,13 @@ impl Scope {
 
     fn push(&mut self, name: &str, slot: u16) {
         self.order.push(name.to_string());
-        self.slots.entry(name.to_string()).or_default().push(slot);
+        match self.slots.get_mut(name) {
+            Some(slots) => slots.push(slot),
+            None => {
+                self.slots
+                    .insert(name.to_string(), SmallVec::from_elem(slot, 1));
+            }
+        }
     }
 
     /// The innermost binding of `name`.
@@ -63,15 +69,20 @@ impl Scope {
 
 impl FnState {
     pub(crate) fn new(proto_index: u32, at: ast::Span) -> Self {
+        // About one instruction per four characters of source: sized once
+        // instead of grown (and copied) three or four times.
+        let guess = (at.end.saturating_sub(at.start) as usize / 4 + 4).min(1024);
         FnState {
             proto_index,
             proto: Proto {
                 span: span(at),
+                code: Vec::with_capacity(guess),
+                spans: Vec::with_capacity(guess),
                 ..Proto::default()
             },
             scope: Scope::default(),
             next_slot: 0,
-            captures: HashMap::new(),
+            captures: HashMap::default(),
         }
     }
 }

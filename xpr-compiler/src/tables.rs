@@ -18,9 +18,18 @@ use crate::errors::{regex_budget, span, too_many};
 #[derive(Hash, PartialEq, Eq)]
 pub(crate) enum ConstKey {
     Number(u64),
-    String(String),
+    /// The constant's own string, shared.
+    String(Key),
     /// A regex literal's pattern and flags.
     Regex(String, String),
+}
+
+/// Before a table's first entry: room for eight, so that a small program's
+/// table is allocated once rather than grown (and rehashed) at its fourth.
+fn reserve_first<K: std::hash::Hash + Eq, V>(table: &mut crate::HashMap<K, V>) {
+    if table.is_empty() {
+        table.reserve(8);
+    }
 }
 
 impl Compiler<'_> {
@@ -28,7 +37,7 @@ impl Compiler<'_> {
     pub(crate) fn pooled(&mut self, v: Value, at: ast::Span) -> Result<u32, Error> {
         let key = match &v {
             Value::Number(n) => Some(ConstKey::Number(n.to_bits())),
-            Value::String(s) => Some(ConstKey::String(s.to_string())),
+            Value::String(s) => Some(ConstKey::String(s.clone())),
             _ => None,
         };
         if let Some(&i) = key.as_ref().and_then(|k| self.consts.get(k)) {
@@ -37,6 +46,7 @@ impl Compiler<'_> {
         let i = u32::try_from(self.parts.constants.len()).map_err(|_| too_many(at))?;
         self.parts.constants.push(v);
         if let Some(k) = key {
+            reserve_first(&mut self.consts);
             self.consts.insert(k, i);
         }
         Ok(i)
@@ -76,8 +86,10 @@ impl Compiler<'_> {
             return Ok(i);
         }
         let i = u32::try_from(self.parts.keys.len()).map_err(|_| too_many(at))?;
-        self.parts.keys.push(Key::from(name));
-        self.keys.insert(name.to_string(), i);
+        let name = Key::from(name);
+        self.parts.keys.push(name.clone());
+        reserve_first(&mut self.keys);
+        self.keys.insert(name, i);
         Ok(i)
     }
 
@@ -93,11 +105,13 @@ impl Compiler<'_> {
             return Err(self.env.capabilities.denial("method", name, span(at)));
         }
         let i = u16::try_from(self.parts.methods.len()).map_err(|_| too_many(at))?;
+        let id = stdlib::method_id(name);
+        let name = Key::from(name);
         self.parts.methods.push(MethodRef {
-            name: Key::from(name),
-            id: stdlib::method_id(name),
+            name: name.clone(),
+            id,
         });
-        self.methods.insert(name.to_string(), i);
+        self.methods.insert(name, i);
         Ok(i)
     }
 
@@ -110,7 +124,7 @@ impl Compiler<'_> {
         };
         let i = u16::try_from(self.parts.host_functions.len()).map_err(|_| too_many(at))?;
         self.parts.host_functions.push(h.clone());
-        self.hosts.insert(name.to_string(), i);
+        self.hosts.insert(Key::from(name), i);
         Ok(Some(i))
     }
 
@@ -145,12 +159,14 @@ impl Compiler<'_> {
             },
         };
         let i = u32::try_from(self.parts.globals.len()).map_err(|_| too_many(at))?;
+        let name = Key::from(name);
         self.parts.globals.push(Global {
-            name: Key::from(name),
+            name: name.clone(),
             fallback,
             read,
         });
-        self.globals.insert(name.to_string(), i);
+        reserve_first(&mut self.globals);
+        self.globals.insert(name, i);
         Ok(i)
     }
 }

@@ -53,8 +53,8 @@ pub enum Tok {
     Str(String),
     /// `[a-zA-Z_][a-zA-Z0-9_]*`, not a keyword.
     Ident(String),
-    /// `/body/flags`.
-    Regex(RegexLit),
+    /// `/body/flags` (boxed: rare, and twice the size of the other tokens).
+    Regex(Box<RegexLit>),
     /// `` `text` `` with no hole, text decoded.
     Template(String),
     /// `` `text${ ``: the start of a template with holes.
@@ -243,12 +243,24 @@ pub fn tokenize(src: &str, max_depth: u32) -> Lexed {
 /// `a // b`) become the XPR token meant, each recorded in [`Lexed::found`],
 /// so that the parser can go on and find the expression's other errors.
 pub(crate) fn tokenize_mode(src: &str, max_depth: u32, foreign: bool) -> Lexed {
+    // Nearly every source is ASCII: its characters are its bytes, decoded
+    // without UTF-8 work, and its words are sliced from it directly.
+    let ascii = src.is_ascii();
+    let chars = if ascii {
+        src.bytes().map(char::from).collect()
+    } else {
+        let mut chars = Vec::with_capacity(src.len());
+        chars.extend(src.chars());
+        chars
+    };
     let mut lx = Lexer {
         foreign,
         found: Vec::new(),
-        chars: src.chars().collect(),
+        chars,
+        ascii: ascii.then_some(src),
         i: 0,
-        tokens: Vec::new(),
+        // Sized once: a token takes three characters or more in most sources.
+        tokens: Vec::with_capacity(src.len() / 3 + 4),
         stack: Vec::new(),
         run: 0,
         arrow_check: None,
@@ -266,8 +278,10 @@ pub(crate) fn tokenize_mode(src: &str, max_depth: u32, foreign: bool) -> Lexed {
     }
 }
 
-struct Lexer {
+struct Lexer<'a> {
     chars: Vec<char>,
+    /// The source when it is ASCII (character offsets are byte offsets).
+    ascii: Option<&'a str>,
     /// Current character offset.
     i: usize,
     tokens: Vec<Spanned>,
@@ -295,7 +309,15 @@ fn is_ident_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-impl Lexer {
+impl Lexer<'_> {
+    /// The source text of characters `start..end`.
+    fn text(&self, start: usize, end: usize) -> String {
+        match self.ascii.and_then(|s| s.get(start..end)) {
+            Some(t) => t.to_owned(),
+            None => self.chars.get(start..end).unwrap_or(&[]).iter().collect(),
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         self.chars.get(self.i).copied()
     }
@@ -421,12 +443,7 @@ impl Lexer {
                     while self.peek().is_some_and(is_ident_char) {
                         self.i += 1;
                     }
-                    let word: String = self
-                        .chars
-                        .get(start..self.i)
-                        .unwrap_or(&[])
-                        .iter()
-                        .collect();
+                    let word = self.text(start, self.i);
                     // After `.` / `?.` a word is a property name, even a
                     // keyword (`x.let / 2` divides).
                     let after_dot = matches!(
@@ -474,7 +491,7 @@ impl Lexer {
                 }
                 '/' if !self.prev_ends_operand() => {
                     let r = self.regex()?;
-                    self.push(start, Tok::Regex(r));
+                    self.push(start, Tok::Regex(Box::new(r)));
                 }
                 '(' => {
                     self.i += 1;
@@ -600,15 +617,16 @@ impl Lexer {
                 self.i += 1;
             }
         }
-        let text: String = self
-            .chars
-            .get(start..self.i)
-            .unwrap_or(&[])
-            .iter()
-            .collect();
-        match text.parse::<f64>() {
+        let parsed = match self.ascii.and_then(|s| s.get(start..self.i)) {
+            Some(t) => t.parse::<f64>(),
+            None => self.text(start, self.i).parse::<f64>(),
+        };
+        match parsed {
             Ok(n) if n.is_finite() => Ok(n),
-            _ => Err(self.err(format!("Number out of range: {text}"), start, self.i)),
+            _ => {
+                let text = self.text(start, self.i);
+                Err(self.err(format!("Number out of range: {text}"), start, self.i))
+            }
         }
     }
 

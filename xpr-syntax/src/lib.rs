@@ -45,7 +45,17 @@ mod printer;
 )]
 mod grammar {
     include!("grammar_generated.rs");
+
+    /// LALRPOP moves whole symbols on every shift and reduction (about a
+    /// dozen unit reductions per operand), so a large node type makes
+    /// parsing a string of copies: expressions travel boxed (see `nodes`).
+    #[test]
+    fn parser_symbols_stay_small() {
+        assert!(std::mem::size_of::<__parse__Expr::__Symbol>() <= 40);
+    }
 }
+
+use std::cell::Cell;
 
 pub use ast::Span;
 pub use error::{ParseError, ParseErrorKind};
@@ -148,8 +158,58 @@ fn parse_plain(src: &str, opts: &ParseOptions) -> Result<ast::Expr, ParseError> 
             return Err(ParseError::length(chars, u32::MAX as usize));
         }
     }
-    let lexed = lexer::tokenize(src, max_depth(opts));
-    parse_tokens(src, &lexed, lexed.tokens.iter().cloned(), opts)
+    let mut lexed = lexer::tokenize(src, max_depth(opts));
+    // The parser takes the tokens (no copy of their strings); a failed
+    // parse lexes again for the context its error message needs.
+    let tokens = std::mem::take(&mut lexed.tokens);
+    let error = lexed.error.take();
+    drop(lexed);
+    parse_owned(tokens.into_iter(), error, opts)
+        .map_err(|e| convert(e, src, &lexer::tokenize(src, max_depth(opts))))
+}
+
+/// Parses `tokens`, then the lexical error that ended them, if any.
+fn parse_owned(
+    tokens: impl Iterator<Item = lexer::Spanned>,
+    error: Option<ParseError>,
+    opts: &ParseOptions,
+) -> Result<ast::Expr, lalrpop_util::ParseError<u32, Tok, ParseError>> {
+    let next = Cell::new(0);
+    let feed = Feed {
+        tokens,
+        error,
+        next: &next,
+    };
+    grammar::ExprParser::new()
+        .parse(max_depth(opts), &next, feed)
+        .map(|n| *n.e)
+}
+
+/// The parser's input: the tokens, then the lexical error that ended them;
+/// as each is read, `next` is set to its strength as a binary operator (0
+/// for any other token and at the end), which the grammar's operator runs
+/// read as the lookahead's (`nodes::Seq`).
+struct Feed<'n, I> {
+    tokens: I,
+    error: Option<ParseError>,
+    next: &'n Cell<u8>,
+}
+
+impl<I: Iterator<Item = lexer::Spanned>> Iterator for Feed<'_, I> {
+    type Item = Result<lexer::Spanned, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.tokens.next() {
+            Some(t) => {
+                self.next.set(nodes::token_precedence(&t.1));
+                Some(Ok(t))
+            }
+            None => {
+                self.next.set(0);
+                self.error.take().map(Err)
+            }
+        }
+    }
 }
 
 fn parse_tokens(
@@ -158,11 +218,7 @@ fn parse_tokens(
     tokens: impl Iterator<Item = lexer::Spanned>,
     opts: &ParseOptions,
 ) -> Result<ast::Expr, ParseError> {
-    let tokens = tokens.map(Ok).chain(lexed.error.clone().map(Err));
-    match grammar::ExprParser::new().parse(max_depth(opts), tokens) {
-        Ok(n) => Ok(n.e),
-        Err(e) => Err(convert(e, src, lexed)),
-    }
+    parse_owned(tokens, lexed.error.clone(), opts).map_err(|e| convert(e, src, lexed))
 }
 
 /// A failed parse with the constructs of other languages in the source.

@@ -155,3 +155,36 @@ fn spans_are_character_offsets() {
     let spans: Vec<(u32, u32)> = lexed.tokens.iter().map(|t| (t.0, t.2)).collect();
     assert_eq!(spans, vec![(0, 4), (5, 6), (7, 11), (11, 12), (12, 14)]);
 }
+
+/// Words and numbers read the same, at the same character offsets, whether
+/// the source is ASCII (sliced from its bytes) or not (read from its
+/// decoded characters).
+#[test]
+fn words_and_numbers_read_alike_in_ascii_and_other_sources() {
+    for (src, shift) in [
+        ("'e' + ab_1 + 2.5e1 + x.let", 0u32),
+        ("'é' + ab_1 + 2.5e1 + x.let", 0),
+        ("'日本' + ab_1 + 2.5e1 + x.let", 1),
+    ] {
+        let lexed = tokenize(src, 50);
+        assert!(lexed.error.is_none(), "{src}: {:?}", lexed.error);
+        let words: Vec<(u32, Tok, u32)> = lexed
+            .tokens
+            .into_iter()
+            .filter(|t| matches!(t.1, Tok::Ident(_) | Tok::Number(_)))
+            .collect();
+        assert_eq!(
+            words,
+            vec![
+                (6 + shift, Tok::Ident("ab_1".into()), 10 + shift),
+                (13 + shift, Tok::Number(25.0), 18 + shift),
+                (21 + shift, Tok::Ident("x".into()), 22 + shift),
+                (23 + shift, Tok::Ident("let".into()), 26 + shift),
+            ],
+            "{src}"
+        );
+    }
+    let e = tokenize("'é' + 1e400", 50).error.expect("out of range");
+    assert_eq!(e.message, "Number out of range: 1e400");
+    assert_eq!((e.span.start, e.span.end), (6, 11));
+}

@@ -293,3 +293,50 @@ fn error_positions_are_character_offsets() {
         );
     }
 }
+
+/// A node of a binary operator is built (and its depth checked) when the
+/// operator after its right operand is read, as a rule per precedence tier
+/// builds it: a chain too deep by then fails with the depth error even when
+/// the very next token is wrong too. An operator of the same or lower
+/// precedence completes the chain's nodes; a higher one completes none.
+#[test]
+fn an_operator_chain_is_too_deep_at_the_operator_that_completes_it() {
+    let first = |src: &str| parse(src).map(|_| ()).map_err(|e| (e.kind, e.span.start));
+    let depth = Err((ParseErrorKind::Depth, 0));
+    for (op, tail, completes) in [
+        (" + ", " + )", true),
+        (" + ", " - @", true),
+        (" + ", " ?? *", true),
+        (" + ", " * )", false),
+        (" * ", " + )", true),
+        (" * ", " ** )", false),
+        (" && ", " || )", true),
+        (" && ", " + )", false),
+        (" ?? ", " ?? ,", true),
+        (" ?? ", " == )", false),
+    ] {
+        let chain = |n: usize| vec!["a"; n].join(op);
+        // 51 terms: the 50th operator's node is depth 51.
+        let src = format!("{}{tail}", chain(51));
+        if completes {
+            assert_eq!(first(&src), depth, "{src}");
+        } else {
+            assert_eq!(
+                first(&src).map_err(|e| e.0),
+                Err(ParseErrorKind::Syntax),
+                "{src}"
+            );
+        }
+        // 50 terms are depth 50: the next token's error is the first.
+        let src = format!("{}{tail}", chain(50));
+        assert_eq!(
+            first(&src).map_err(|e| e.0),
+            Err(ParseErrorKind::Syntax),
+            "{src}"
+        );
+    }
+    // A right-associative chain is built from the right when it ends: its
+    // first node too deep is the one of the second `**` (at 5).
+    let src = format!("{} + )", vec!["2"; 52].join(" ** "));
+    assert_eq!(first(&src), Err((ParseErrorKind::Depth, 5)), "{src}");
+}
