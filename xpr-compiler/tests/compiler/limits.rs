@@ -204,9 +204,10 @@ fn the_timeout_counts_cpu_time_not_time_blocked() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
     assert_eq!(e.to_string(), "Expression timeout exceeded at position 10");
-    // Sleeping uses no CPU time: the same budget is far from spent.
-    let program = compile_with_host("[sleep(30), sleep(30)].length");
-    let v = Vm::new().run(&program, &(), &timed(Some(5), None)).unwrap();
+    // Sleeping uses no CPU time: 200 ms asleep leave a 25 ms budget far
+    // from spent (room for a busy machine's page faults and the like).
+    let program = compile_with_host("[sleep(100), sleep(100)].length");
+    let v = Vm::new().run(&program, &(), &timed(Some(25), None)).unwrap();
     assert_eq!(v, Value::Number(2.0));
 }
 
