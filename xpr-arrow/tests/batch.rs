@@ -435,9 +435,20 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
     let n = 3000;
     let a: Vec<f64> = (0..n).map(|i| f64::from(i % 100)).collect();
     let b: Vec<f64> = (0..n).map(|i| f64::from(i % 7) + 0.5).collect();
+    // Integers, some beyond 2^53 (read as the nearest double).
+    let k: Vec<i64> = (0..n)
+        .map(|i| {
+            if i % 5 == 0 {
+                (1 << 53) + i64::from(i % 3)
+            } else {
+                i64::from(i % 50) - 10
+            }
+        })
+        .collect();
     let whole = RecordBatch::try_from_iter([
         ("a", Arc::new(Float64Array::from(a)) as ArrayRef),
         ("b", Arc::new(Float64Array::from(b)) as ArrayRef),
+        ("k", Arc::new(Int64Array::from(k)) as ArrayRef),
     ])
     .unwrap();
     let by_rows = BatchOptions {
@@ -460,6 +471,8 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
         // A chain under another operator: its bits read back row by row.
         "(a > 50 && b < 3) ? 1 : 2",
         "!(a == 3 || b == 0.5)",
+        "k > 20 && a < 50 || k == 9007199254740992",
+        "k != -10 && (k <= 0 || k >= 9007199254740993)",
     ] {
         let p = Engine::new().compile(src).unwrap();
         for batch in &batches {
@@ -537,5 +550,39 @@ fn chains_of_string_concatenation_match_the_rows() {
                 assert!(cols.fuel_used < 2 * rows.fuel_used, "{src}");
             }
         }
+    }
+}
+
+#[test]
+fn arithmetic_on_computed_operands_keeps_operand_order() {
+    let n = 5000;
+    let a: Vec<f64> = (0..n).map(|i| f64::from(i % 13) - 3.0).collect();
+    let b: Vec<Option<i64>> = (0..n)
+        .map(|i| (i % 17 != 4).then_some(i64::from(i % 9)))
+        .collect();
+    let batch = RecordBatch::try_from_iter([
+        ("a", Arc::new(Float64Array::from(a)) as ArrayRef),
+        ("b", Arc::new(Int64Array::from(b)) as ArrayRef),
+    ])
+    .unwrap();
+    let by_rows = BatchOptions {
+        row_by_row: true,
+        ..opts(OnError::Null)
+    };
+    for src in [
+        "10 - a * 2",
+        "(a + 1) / (b - 2)",
+        "2 ** (a - 1) - b",
+        "100 % (b + 1) - (a * a)",
+        "b - (a - (b - a))",
+    ] {
+        let p = Engine::new().compile(src).unwrap();
+        let rows = evaluate_batch_report(&p, &batch, &by_rows).unwrap();
+        let cols = evaluate_batch_report(&p, &batch, &opts(OnError::Null)).unwrap();
+        assert_eq!(f64s(&rows.values), f64s(&cols.values), "{src}");
+        let failed =
+            |e: &xpr_arrow::Evaluation| e.errors.iter().map(|(r, _)| *r).collect::<Vec<_>>();
+        assert_eq!(failed(&rows), failed(&cols), "{src}");
+        assert!(cols.rows_on_vm < n as usize, "{src}");
     }
 }

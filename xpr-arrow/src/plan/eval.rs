@@ -313,12 +313,12 @@ impl Eval<'_> {
             }
             _ => {
                 self.charge(sel, 1)?;
-                let (Vals::Num(x, xn), Vals::Num(y, yn)) = (&l, &r) else {
+                let (Vals::Num(x, xn), Vals::Num(y, yn)) = (l, r) else {
                     self.fail_where(sel, |_| true);
                     return Ok(Vals::Null);
                 };
-                self.fail_nulls(sel, xn);
-                self.fail_nulls(sel, yn);
+                self.fail_nulls(sel, &xn);
+                self.fail_nulls(sel, &yn);
                 let (out, finite) = match b {
                     Bin::Add => zip_num(x, y, rows, |a, b| a + b),
                     Bin::Sub => zip_num(x, y, rows, |a, b| a - b),
@@ -668,36 +668,65 @@ fn map_num(x: &Nums<'_>, rows: usize, f: impl Fn(f64) -> f64) -> Nums<'static> {
 
 /// `f(x[i], y[i])` for every row, and whether every result is finite
 /// (checked block by block while the block is in cache).
-fn zip_num(
-    x: &Nums<'_>,
-    y: &Nums<'_>,
+fn zip_num<'p>(
+    x: Nums<'p>,
+    y: Nums<'p>,
     rows: usize,
     f: impl Fn(f64, f64) -> f64,
-) -> (Nums<'static>, bool) {
+) -> (Nums<'p>, bool) {
     const BLOCK: usize = 2048;
-    let mut out: Vec<f64> = Vec::with_capacity(rows);
     let mut finite = true;
-    let mut at = 0;
-    while at < rows {
-        let len = BLOCK.min(rows - at);
-        let (xs, ys) = (
-            x.slice().map(|v| &v[at..at + len]),
-            y.slice().map(|v| &v[at..at + len]),
-        );
-        match (xs, ys) {
-            (Some(a), Some(b)) => out.extend(a.iter().zip(b).map(|(a, b)| f(*a, *b))),
-            (Some(a), None) => {
-                let b = y.get(0);
-                out.extend(a.iter().map(|a| f(*a, b)));
+    // Into an operand's own vector when one is computed (no allocation,
+    // no fresh pages to fault in), else a new one.
+    let (mut out, other, first) = match (x, y) {
+        (Nums::Owned(v), y) => (v, y, true),
+        (x, Nums::Owned(v)) => (v, x, false),
+        (x, y) => {
+            let mut out: Vec<f64> = Vec::with_capacity(rows);
+            let mut at = 0;
+            while at < rows {
+                let len = BLOCK.min(rows - at);
+                match (x.slice(), y.slice()) {
+                    (Some(a), Some(b)) => out.extend(
+                        a[at..at + len]
+                            .iter()
+                            .zip(&b[at..at + len])
+                            .map(|(a, b)| f(*a, *b)),
+                    ),
+                    (Some(a), None) => {
+                        let b = y.get(0);
+                        out.extend(a[at..at + len].iter().map(|a| f(*a, b)));
+                    }
+                    (None, Some(b)) => {
+                        let a = x.get(0);
+                        out.extend(b[at..at + len].iter().map(|b| f(a, *b)));
+                    }
+                    (None, None) => out.extend(std::iter::repeat_n(f(x.get(0), y.get(0)), len)),
+                }
+                finite &= all_finite_slice(&out[at..]);
+                at += len;
             }
-            (None, Some(b)) => {
-                let a = x.get(0);
-                out.extend(b.iter().map(|b| f(a, *b)));
-            }
-            (None, None) => out.extend(std::iter::repeat_n(f(x.get(0), y.get(0)), len)),
+            return (Nums::Owned(out), finite);
         }
-        finite &= all_finite_slice(&out[at..]);
-        at += len;
+    };
+    // `f(out, other)` if `out` was the left operand, else `f(other, out)`.
+    let g = |a: f64, b: f64| if first { f(a, b) } else { f(b, a) };
+    for (k, block) in out.chunks_mut(BLOCK).enumerate() {
+        let at = k * BLOCK;
+        match other.slice() {
+            Some(b) => {
+                for (a, b) in block.iter_mut().zip(&b[at..]) {
+                    *a = g(*a, *b);
+                }
+            }
+            None => {
+                let b = other.get(0);
+                for a in block.iter_mut() {
+                    *a = g(*a, b);
+                }
+            }
+        }
+        finite &= all_finite_slice(block);
     }
     (Nums::Owned(out), finite)
 }

@@ -1,5 +1,5 @@
 //! One pass for a chain of comparisons: `&&` and `||` over comparisons of
-//! null-free double columns with numbers (`delay > 60 && distance >
+//! null-free double or 64-bit integer columns with numbers (`delay > 60 && distance >
 //! 1000`), evaluated block by block while each block is in cache, as
 //! bitmaps (a bit a row, 64 rows a word), without a vector per operation.
 //! Every row reaches the same operations as row by row (a right operand
@@ -7,14 +7,43 @@
 //! is charged once the pass (linear in the batch, creating nothing but the
 //! result) has counted it, before any further operation.
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use xpr::Value;
 use xpr::bytecode::Cmp;
 
 use super::compile::{Expr, Node};
 use super::eval::column_vs_number;
 
+/// A null-free column a comparison reads.
+#[derive(Clone, Copy)]
+enum Col<'p> {
+    F64(&'p [f64]),
+    /// Read as doubles (beyond 2^53 rounded, as row by row).
+    I64(&'p [i64]),
+}
+
+/// A null-free 64-bit integer column against a number.
+fn ints_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [i64], f64)> {
+    let (
+        Expr::Column { leaf, parents },
+        Expr::Const {
+            value: Value::Number(c),
+            units: 0,
+        },
+    ) = (&l.expr, &r.expr)
+    else {
+        return None;
+    };
+    if !parents.is_empty() || leaf.null_count() > 0 {
+        return None;
+    }
+    Some((leaf.as_primitive_opt::<Int64Type>()?.values(), *c))
+}
+
 /// A chain: comparisons joined by `&&` and `||`.
 enum Tree<'p> {
-    Leaf(&'p [f64], Cmp, f64),
+    Leaf(Col<'p>, Cmp, f64),
     And(Box<Tree<'p>>, Box<Tree<'p>>),
     Or(Box<Tree<'p>>, Box<Tree<'p>>),
 }
@@ -25,8 +54,11 @@ fn tree(node: &Node) -> Option<Tree<'_>> {
         Expr::And(l, r) => Some(Tree::And(Box::new(tree(l)?), Box::new(tree(r)?))),
         Expr::Or(l, r) => Some(Tree::Or(Box::new(tree(l)?), Box::new(tree(r)?))),
         Expr::Bin(super::compile::Bin::Cmp(cmp), l, r) => {
-            let (x, c) = column_vs_number(l, r)?;
-            Some(Tree::Leaf(x, *cmp, c))
+            if let Some((x, c)) = column_vs_number(l, r) {
+                return Some(Tree::Leaf(Col::F64(x), *cmp, c));
+            }
+            let (x, c) = ints_vs_number(l, r)?;
+            Some(Tree::Leaf(Col::I64(x), *cmp, c))
         }
         _ => None,
     }
@@ -46,7 +78,15 @@ fn count(bits: &Bits) -> u64 {
 /// `xs[i] <cmp> c` as bits (rows past `xs.len()` clear), and whether
 /// every value is finite (`x - x` is 0 for a finite `x`, NaN for NaN and
 /// the infinities; eight independent sums vectorise), in one pass.
-fn compare(xs: &[f64], cmp: Cmp, c: f64, out: &mut Bits) -> bool {
+fn compare(col: Col<'_>, at: usize, n: usize, cmp: Cmp, c: f64, out: &mut Bits) -> bool {
+    match col {
+        Col::F64(x) => compare_as(&x[at..at + n], cmp, c, out, |v| v),
+        // An integer is always finite.
+        Col::I64(x) => compare_as(&x[at..at + n], cmp, c, out, |v| v as f64),
+    }
+}
+
+fn compare_as<T: Copy>(xs: &[T], cmp: Cmp, c: f64, out: &mut Bits, f: impl Fn(T) -> f64) -> bool {
     // A byte a row first (that vectorises), then eight bytes to eight
     // bits with one multiplication: byte `j` (0 or 1) lands on bit
     // `56 + j`.
@@ -57,14 +97,16 @@ fn compare(xs: &[f64], cmp: Cmp, c: f64, out: &mut Bits) -> bool {
         ($op:tt) => {{
             for (b, e) in bytes.chunks_exact_mut(8).zip(xs.chunks_exact(8)) {
                 for j in 0..8 {
-                    b[j] = u8::from(e[j] $op c);
-                    acc[j] += e[j] - e[j];
+                    let v = f(e[j]);
+                    b[j] = u8::from(v $op c);
+                    acc[j] += v - v;
                 }
             }
             let full = xs.len() / 8 * 8;
             for (b, x) in bytes[full..].iter_mut().zip(&xs[full..]) {
-                *b = u8::from(*x $op c);
-                acc[0] += x - x;
+                let v = f(*x);
+                *b = u8::from(v $op c);
+                acc[0] += v - v;
             }
         }};
     }
@@ -97,7 +139,7 @@ fn block(t: &Tree<'_>, at: usize, n: usize, reach: &Bits, out: &mut Bits, fuel: 
         Tree::Leaf(x, cmp, c) => {
             // The column read and the comparison.
             *fuel += 2 * count(reach);
-            compare(&x[at..at + n], *cmp, *c, out)
+            compare(*x, at, n, *cmp, *c, out)
         }
         Tree::And(l, r) | Tree::Or(l, r) => {
             let and = matches!(t, Tree::And(..));
