@@ -531,9 +531,9 @@ fn write_number(x: f64, out: &mut String) {
     }
 }
 
-/// The values of a null-free `Float64` column read directly and the
-/// constant of `column <cmp> number` (a `CompareConst`).
-pub(super) fn column_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [f64], f64)> {
+/// A null-free column read directly (under no struct) and the constant
+/// of `column <cmp> number` (a `CompareConst`).
+pub(super) fn column_vs_constant<'p>(l: &'p Node, r: &Node) -> Option<(&'p ArrayRef, f64)> {
     let (
         Expr::Column { leaf, parents },
         Expr::Const {
@@ -544,11 +544,13 @@ pub(super) fn column_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [f64], 
     else {
         return None;
     };
-    if !parents.is_empty() || leaf.null_count() > 0 {
-        return None;
-    }
-    let v = leaf.as_primitive_opt::<Float64Type>()?.values();
-    Some((v, *c))
+    (parents.is_empty() && leaf.null_count() == 0).then_some((leaf, *c))
+}
+
+/// As [`column_vs_constant`], of a `Float64` column: its values.
+pub(super) fn column_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [f64], f64)> {
+    let (leaf, c) = column_vs_constant(l, r)?;
+    Some((leaf.as_primitive_opt::<Float64Type>()?.values(), c))
 }
 
 /// `x[i] <cmp> c` for every row, block by block with each block's

@@ -8,12 +8,11 @@
 //! result) has counted it, before any further operation.
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int64Type;
-use xpr::Value;
+use arrow_array::types::{Float64Type, Int64Type};
 use xpr::bytecode::Cmp;
 
 use super::compile::{Expr, Node};
-use super::eval::column_vs_number;
+use super::eval::column_vs_constant;
 
 /// A null-free column a comparison reads.
 #[derive(Clone, Copy)]
@@ -21,24 +20,6 @@ enum Col<'p> {
     F64(&'p [f64]),
     /// Read as doubles (beyond 2^53 rounded, as row by row).
     I64(&'p [i64]),
-}
-
-/// A null-free 64-bit integer column against a number.
-fn ints_vs_number<'p>(l: &'p Node, r: &Node) -> Option<(&'p [i64], f64)> {
-    let (
-        Expr::Column { leaf, parents },
-        Expr::Const {
-            value: Value::Number(c),
-            units: 0,
-        },
-    ) = (&l.expr, &r.expr)
-    else {
-        return None;
-    };
-    if !parents.is_empty() || leaf.null_count() > 0 {
-        return None;
-    }
-    Some((leaf.as_primitive_opt::<Int64Type>()?.values(), *c))
 }
 
 /// A chain: comparisons joined by `&&` and `||`.
@@ -54,11 +35,12 @@ fn tree(node: &Node) -> Option<Tree<'_>> {
         Expr::And(l, r) => Some(Tree::And(Box::new(tree(l)?), Box::new(tree(r)?))),
         Expr::Or(l, r) => Some(Tree::Or(Box::new(tree(l)?), Box::new(tree(r)?))),
         Expr::Bin(super::compile::Bin::Cmp(cmp), l, r) => {
-            if let Some((x, c)) = column_vs_number(l, r) {
-                return Some(Tree::Leaf(Col::F64(x), *cmp, c));
-            }
-            let (x, c) = ints_vs_number(l, r)?;
-            Some(Tree::Leaf(Col::I64(x), *cmp, c))
+            let (leaf, c) = column_vs_constant(l, r)?;
+            let col = match leaf.as_primitive_opt::<Int64Type>() {
+                Some(x) => Col::I64(x.values()),
+                None => Col::F64(leaf.as_primitive_opt::<Float64Type>()?.values()),
+            };
+            Some(Tree::Leaf(col, *cmp, c))
         }
         _ => None,
     }
