@@ -207,7 +207,9 @@ fn the_timeout_counts_cpu_time_not_time_blocked() {
     // Sleeping uses no CPU time: 200 ms asleep leave a 25 ms budget far
     // from spent (room for a busy machine's page faults and the like).
     let program = compile_with_host("[sleep(100), sleep(100)].length");
-    let v = Vm::new().run(&program, &(), &timed(Some(25), None)).unwrap();
+    let v = Vm::new()
+        .run(&program, &(), &timed(Some(25), None))
+        .unwrap();
     assert_eq!(v, Value::Number(2.0));
 }
 
