@@ -37,7 +37,9 @@ use xpr_arrow::{BatchOptions, Budget, Evaluation};
 
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs, json_out};
 
+mod decode;
 mod groups;
+mod hybrid;
 mod object;
 mod rows;
 
@@ -110,12 +112,14 @@ struct Reader {
     /// The batches being read: their file, and how many rows of it came
     /// before the next batch.
     current: Option<(Arc<str>, Box<dyn RecordBatchReader + Send>, u64)>,
-    /// The current Parquet file's row groups, and the predicate's
-    /// verdicts over the group being read, late (handed on after its
+    /// The current Parquet file's row groups (which hold the predicate's
+    /// verdicts over the group being read, late, handed on after its
     /// kept rows).
     groups: Option<groups::Groups>,
-    verdicts: Option<groups::Verdicts>,
     seq: u64,
+    /// Whether string columns may be read as dictionaries (their type is
+    /// not written out: NDJSON output).
+    dictionaries: bool,
 }
 
 impl Reader {
@@ -140,8 +144,9 @@ impl Reader {
                     None => {
                         let source = source.clone();
                         self.current = None;
-                        if let (Some(g), Some(verdicts)) = (&self.groups, self.verdicts.take()) {
-                            let empty = RecordBatch::new_empty(g.schema());
+                        let group = self.groups.as_mut();
+                        if let Some((g, verdicts)) = group.and_then(|g| Some((g.schema(), g.take_verdicts()?))) {
+                            let empty = RecordBatch::new_empty(g);
                             let work = Work::Verdicts(verdicts);
                             return Ok(Some(self.taken(source, 1, empty, work)));
                         }
@@ -151,9 +156,8 @@ impl Reader {
             if let Some(g) = &mut self.groups {
                 let source = g.source.clone();
                 match g.next_group().map_err(|e| read_error(&source, &e))? {
-                    Some((reader, first_row, verdicts)) => {
-                        self.current = Some((source, Box::new(reader), first_row));
-                        self.verdicts = verdicts;
+                    Some((reader, first_row)) => {
+                        self.current = Some((source, reader, first_row));
                         continue;
                     }
                     None => self.groups = None,
@@ -169,6 +173,7 @@ impl Reader {
                 self.format,
                 self.columns.as_deref(),
                 self.predicate.as_ref(),
+                self.dictionaries,
             )
             .map_err(|e| read_error(&source, &e))?;
             match opened {
@@ -235,6 +240,7 @@ fn open(
     format: InputFormat,
     columns: Option<&[String]>,
     predicate: Option<&(Program, BatchOptions)>,
+    dictionaries: bool,
 ) -> Result<Opened, String> {
     let file = File::open(path).map_err(|e| super::input::io_text(&e))?;
     match format {
@@ -266,6 +272,7 @@ fn open(
                 columns,
                 predicate,
                 batch_rows,
+                dictionaries,
             ))))
         }
         _ => {
@@ -843,8 +850,8 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
             .then(|| (job.program.clone(), job.options.clone())),
         current: None,
         groups: None,
-        verdicts: None,
         seq: 0,
+        dictionaries: args.output_format == OutputFormat::Ndjson,
     };
     // The first file's schema, for an output with no batch at all.
     let first = reader.next()?;

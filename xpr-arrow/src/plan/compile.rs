@@ -324,6 +324,7 @@ fn column_kind(dt: &DataType) -> Option<Kind> {
         | D::Float32
         | D::Float64 => Kind::Num,
         D::Utf8 | D::LargeUtf8 | D::Utf8View => Kind::Str,
+        D::Dictionary(k, v) if super::vals::dictionary_of_strings(k, v) => Kind::Str,
         _ => return None,
     })
 }

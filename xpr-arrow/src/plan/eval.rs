@@ -592,7 +592,11 @@ fn within(sel: Sel<'_>, mask: &[bool]) -> Vec<bool> {
 
 /// A column's values (its type was checked when the plan was typed).
 fn column(a: &ArrayRef) -> Vals<'_> {
-    let nulls: Nulls = (a.null_count() > 0).then(|| (0..a.len()).map(|i| a.is_null(i)).collect());
+    // Logical: a dictionary's null values count, not only its null keys.
+    let nulls: Nulls = a
+        .logical_nulls()
+        .filter(|n| n.null_count() > 0)
+        .map(|n| n.iter().map(|valid| !valid).collect());
     let num = |v: Vec<f64>| {
         // NaN and infinities read as null.
         let nulls = if all_finite_slice(&v) {

@@ -3,6 +3,7 @@
 //! rows the node was not evaluated on hold any value.
 
 use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
 use arrow_array::{Array, StringArray, StringViewArray};
 use arrow_schema::DataType;
 
@@ -67,6 +68,8 @@ pub(crate) enum Strs<'a> {
     Utf8(&'a StringArray),
     LargeUtf8(&'a arrow_array::LargeStringArray),
     View(&'a StringViewArray),
+    /// A `Dictionary(Int32, Utf8)` column: its keys and its strings.
+    Dict(&'a [i32], &'a StringArray),
     Owned(StrBuf),
     Scalar(&'a str),
 }
@@ -78,6 +81,10 @@ impl<'a> Strs<'a> {
             DataType::Utf8 => Strs::Utf8(array.as_string::<i32>()),
             DataType::LargeUtf8 => Strs::LargeUtf8(array.as_string::<i64>()),
             DataType::Utf8View => Strs::View(array.as_string_view()),
+            DataType::Dictionary(k, v) if dictionary_of_strings(k, v) => {
+                let d = array.as_dictionary::<Int32Type>();
+                Strs::Dict(d.keys().values(), d.values().as_string::<i32>())
+            }
             _ => return None,
         })
     }
@@ -89,10 +96,20 @@ impl<'a> Strs<'a> {
             Strs::Utf8(a) => a.value(i),
             Strs::LargeUtf8(a) => a.value(i),
             Strs::View(a) => a.value(i),
+            // A null cell's key may be anything: the empty string then.
+            Strs::Dict(keys, values) => match usize::try_from(keys[i]) {
+                Ok(k) if k < values.len() => values.value(k),
+                _ => "",
+            },
             Strs::Owned(b) => b.get(i),
             Strs::Scalar(s) => s,
         }
     }
+}
+
+/// Whether a dictionary's key and value types are those [`Strs`] reads.
+pub(crate) fn dictionary_of_strings(key: &DataType, value: &DataType) -> bool {
+    *key == DataType::Int32 && *value == DataType::Utf8
 }
 
 /// Which rows are null (`None`: none).

@@ -15,16 +15,16 @@
 use std::fs::File;
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{BooleanArray, RecordBatch};
+use arrow_array::{BooleanArray, RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, Schema};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderMetadata, ParquetRecordBatchReader,
-    ParquetRecordBatchReaderBuilder, RowFilter,
+    ArrowPredicateFn, ArrowReaderMetadata, ParquetRecordBatchReaderBuilder, RowFilter,
 };
 use xpr::{Error, Program};
 use xpr_arrow::BatchOptions;
 
+use super::decode::{Fast, Judge};
 use super::{SHOWN_ERRORS, keep_mask};
 
 /// What the predicate gave over one row group, besides its kept rows.
@@ -56,12 +56,21 @@ pub(super) struct Groups {
     /// the file's, not all), the program and its options.
     predicate: Option<(Vec<usize>, Program, BatchOptions)>,
     batch_rows: usize,
+    /// Whether a row group may be read by [`Fast`] (string columns then
+    /// come as dictionaries), and whether the group being read is read
+    /// late.
+    fast: bool,
+    late: bool,
+    /// Late: the predicate's verdicts over the group being read, complete
+    /// once its reader is done.
+    verdicts: Option<Arc<Mutex<Verdicts>>>,
 }
 
 impl Groups {
     /// The row groups of `file`, reading its root `columns`; with
     /// `predicate` (`--filter`: every column read), late when the
-    /// predicate reads some of the columns but not all of them.
+    /// predicate reads some of the columns but not all of them; by
+    /// [`Fast`] where it can (`fast`: the rows' types are not written out).
     pub(super) fn new(
         source: Arc<str>,
         file: File,
@@ -69,6 +78,7 @@ impl Groups {
         columns: Vec<usize>,
         predicate: Option<(Vec<usize>, &Program, &BatchOptions)>,
         batch_rows: usize,
+        fast: bool,
     ) -> Groups {
         let all = meta.schema().fields().len();
         let predicate = predicate
@@ -83,12 +93,23 @@ impl Groups {
             columns,
             predicate,
             batch_rows,
+            fast,
+            late: false,
+            verdicts: None,
         }
     }
 
-    /// Whether the predicate is evaluated as the rows are read.
+    /// Whether the row group being read was filtered as it was read.
     pub(super) fn late(&self) -> bool {
-        self.predicate.is_some()
+        self.late
+    }
+
+    /// Late, once the group's reader is done: the predicate's verdicts
+    /// over it (once).
+    pub(super) fn take_verdicts(&mut self) -> Option<Verdicts> {
+        let v = self.verdicts.take()?;
+        let mut v = v.lock().unwrap_or_else(|p| p.into_inner());
+        Some(std::mem::take(&mut *v))
     }
 
     /// The schema of the rows read under `--filter` (every column).
@@ -96,16 +117,16 @@ impl Groups {
         self.meta.schema().clone()
     }
 
-    /// The next row group's reader (of the kept rows, late), the file's
-    /// row (from 0) its first row is, and, late, the predicate's verdicts
-    /// over the group (complete once the reader is built: the predicate
-    /// runs over the whole group first); `None` after the last group.
+    /// The next row group's reader (of the kept rows, late) and the
+    /// file's row (from 0) its first row is; `None` after the last group.
+    /// Late, the predicate's verdicts over the group are ready for
+    /// [`Groups::take_verdicts`] once the reader is done.
     ///
     /// # Errors
     /// An unreadable file (the text of parquet's error).
     pub(super) fn next_group(
         &mut self,
-    ) -> Result<Option<(ParquetRecordBatchReader, u64, Option<Verdicts>)>, String> {
+    ) -> Result<Option<(Box<dyn RecordBatchReader + Send>, u64)>, String> {
         let groups = self.meta.metadata().row_groups();
         let Some(group) = groups.get(self.group) else {
             return Ok(None);
@@ -113,6 +134,32 @@ impl Groups {
         let first_row = self.first_row;
         self.group += 1;
         self.first_row += u64::try_from(group.num_rows()).unwrap_or(0);
+        let verdicts = Arc::new(Mutex::new(Verdicts::default()));
+        self.late = self.predicate.is_some();
+        self.verdicts = self.late.then(|| verdicts.clone());
+        if self.fast {
+            let late = self.predicate.as_ref().map(|(reads, program, options)| {
+                let mut judge = judge(program.clone(), options.clone(), first_row, verdicts.clone());
+                let verdicts = verdicts.clone();
+                let judge: Judge = Box::new(move |batch| {
+                    let keep = judge(batch).ok()?;
+                    let fatal = verdicts.lock().unwrap_or_else(|p| p.into_inner()).fatal.is_some();
+                    (!fatal).then_some(keep)
+                });
+                (reads.clone(), judge)
+            });
+            let fast = Fast::new(
+                &self.file,
+                &self.meta,
+                self.group - 1,
+                &self.columns,
+                self.batch_rows,
+                late,
+            );
+            if let Some(fast) = fast {
+                return Ok(Some((Box::new(fast?), first_row)));
+            }
+        }
         let file = self.file.try_clone().map_err(|e| e.to_string())?;
         let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
             .with_batch_size(self.batch_rows)
@@ -121,23 +168,17 @@ impl Groups {
         let builder = builder.with_projection(mask);
         let Some((reads, program, options)) = &self.predicate else {
             let reader = builder.build().map_err(|e| e.to_string())?;
-            return Ok(Some((reader, first_row, None)));
+            return Ok(Some((Box::new(reader), first_row)));
         };
-        let verdicts = Arc::new(Mutex::new(Verdicts::default()));
         let mask = ProjectionMask::roots(builder.parquet_schema(), reads.clone());
-        let judge = judge(
-            program.clone(),
-            options.clone(),
-            first_row,
-            verdicts.clone(),
-        );
+        let judge = judge(program.clone(), options.clone(), first_row, verdicts);
         let predicate = ArrowPredicateFn::new(mask, judge);
+        // The predicate runs over the whole group here.
         let reader = builder
             .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
             .build()
             .map_err(|e| e.to_string())?;
-        let verdicts = std::mem::take(&mut *verdicts.lock().unwrap_or_else(|p| p.into_inner()));
-        Ok(Some((reader, first_row, Some(verdicts))))
+        Ok(Some((Box::new(reader), first_row)))
     }
 }
 

@@ -9,7 +9,7 @@ use arrow_array::types::{
     Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
     UInt32Type, UInt64Type,
 };
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use xpr::Error;
 
@@ -41,15 +41,81 @@ pub(super) fn write(out: &mut Vec<u8>, batch: &RecordBatch) -> Result<(), Error>
             k
         })
         .collect();
+    let columns: Vec<Column<'_>> = batch.columns().iter().map(|c| Column::of(c.as_ref())).collect();
     for row in 0..batch.num_rows() {
         out.push(b'{');
-        for (key, column) in keys.iter().zip(batch.columns()) {
+        for (key, column) in keys.iter().zip(&columns) {
             out.extend_from_slice(key);
-            cell(out, column.as_ref(), row)?;
+            column.cell(out, row)?;
         }
         out.extend_from_slice(b"}\n");
     }
     Ok(())
+}
+
+/// A column written cell by cell, its common types resolved once a batch.
+struct Column<'a> {
+    array: &'a dyn Array,
+    nulls: Option<&'a arrow_buffer::NullBuffer>,
+    typed: Typed<'a>,
+}
+
+enum Typed<'a> {
+    Int64(&'a [i64]),
+    Float64(&'a [f64]),
+    Utf8(&'a StringArray),
+    /// A `Dictionary(Int32, Utf8)` without null strings: keys, strings.
+    Dict(&'a [i32], &'a StringArray),
+    /// Anything else, through [`cell`].
+    Other,
+}
+
+impl<'a> Column<'a> {
+    fn of(array: &'a dyn Array) -> Self {
+        let typed = match array.data_type() {
+            DataType::Int64 => Typed::Int64(array.as_primitive::<Int64Type>().values()),
+            DataType::Float64 => Typed::Float64(array.as_primitive::<Float64Type>().values()),
+            DataType::Utf8 => Typed::Utf8(array.as_string::<i32>()),
+            DataType::Dictionary(k, v) if **k == DataType::Int32 && **v == DataType::Utf8 => {
+                let d = array.as_dictionary::<Int32Type>();
+                if d.values().null_count() == 0 {
+                    Typed::Dict(d.keys().values(), d.values().as_string::<i32>())
+                } else {
+                    Typed::Other
+                }
+            }
+            _ => Typed::Other,
+        };
+        Column {
+            array,
+            nulls: array.nulls(),
+            typed,
+        }
+    }
+
+    /// Appends cell `row` as JSON.
+    #[inline]
+    fn cell(&self, out: &mut Vec<u8>, row: usize) -> Result<(), Error> {
+        if matches!(self.typed, Typed::Other) {
+            return cell(out, self.array, row);
+        }
+        if self.nulls.is_some_and(|n| n.is_null(row)) {
+            out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        match &self.typed {
+            // Integers become doubles, as when the program reads them.
+            Typed::Int64(v) => json_out::write_number(out, v[row] as f64),
+            Typed::Float64(v) => json_out::write_number(out, v[row]),
+            Typed::Utf8(s) => json_out::write_str(out, s.value(row)),
+            Typed::Dict(keys, values) => match usize::try_from(keys[row]) {
+                Ok(k) if k < values.len() => json_out::write_str(out, values.value(k)),
+                _ => return cell(out, self.array, row),
+            },
+            Typed::Other => return cell(out, self.array, row),
+        }
+        Ok(())
+    }
 }
 
 /// Appends cell `row` of `a` as JSON.
