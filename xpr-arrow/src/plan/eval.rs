@@ -358,6 +358,17 @@ impl Eval<'_> {
                     let o = a.value_offsets();
                     (o[o.len() - 1] - o[0]) as u64
                 }
+                Strs::Dict(keys, values) if sel.is_all() => {
+                    let o = values.value_offsets();
+                    let len = |k: i32| {
+                        let k = usize::try_from(k).unwrap_or(usize::MAX);
+                        match (o.get(k), o.get(k.wrapping_add(1))) {
+                            (Some(a), Some(b)) => (b - a) as u64,
+                            _ => 0,
+                        }
+                    };
+                    keys.iter().map(|&k| len(k)).sum()
+                }
                 _ => (0..self.rows)
                     .filter(|i| selected(sel, *i))
                     .map(|i| s.get(i).len() as u64)

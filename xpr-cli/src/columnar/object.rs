@@ -96,22 +96,25 @@ impl Parts {
             columns.push((e.values, e.json_text));
         }
         let rows = batch.num_rows();
-        let object = |text: &mut Vec<u8>, row: usize| -> Option<()> {
+        let cells: Vec<Cells<'_>> = columns
+            .iter()
+            .map(|(values, json_text)| Cells::of(values, *json_text))
+            .collect::<Option<_>>()?;
+        let object = |text: &mut Vec<u8>, row: usize| {
             text.push(b'{');
-            for (i, ((values, json_text), key)) in columns.iter().zip(&self.keys).enumerate() {
+            for (i, (cells, key)) in cells.iter().zip(&self.keys).enumerate() {
                 if i > 0 {
                     text.push(b',');
                 }
                 text.extend_from_slice(key);
-                cell(text, values, *json_text, row)?;
+                cells.write(text, row);
             }
             text.push(b'}');
-            Some(())
         };
         if lines {
             let mut text = Vec::with_capacity(rows * 32);
             for row in 0..rows {
-                object(&mut text, row)?;
+                object(&mut text, row);
                 text.push(b'\n');
             }
             return Some(Objects::Lines(text));
@@ -120,7 +123,7 @@ impl Parts {
         let mut text = Vec::with_capacity(256);
         for row in 0..rows {
             text.clear();
-            object(&mut text, row)?;
+            object(&mut text, row);
             out.append_value(std::str::from_utf8(&text).ok()?);
         }
         Some(Objects::Column(Arc::new(out.finish())))
@@ -137,28 +140,48 @@ pub(super) enum Objects {
 
 /// Appends cell `row` of `values` as JSON (`json_text`: a `Utf8` cell is
 /// JSON text already).
-fn cell(out: &mut Vec<u8>, values: &ArrayRef, json_text: bool, row: usize) -> Option<()> {
-    if values.is_null(row) {
-        out.extend_from_slice(b"null");
-        return Some(());
+/// A part's values, resolved once a batch to the types the plan gives.
+struct Cells<'a> {
+    nulls: Option<&'a arrow_buffer::NullBuffer>,
+    typed: Typed<'a>,
+}
+
+enum Typed<'a> {
+    Bool(&'a arrow_array::BooleanArray),
+    Number(&'a [f64]),
+    /// Strings, and whether they are JSON text already.
+    Text(&'a arrow_array::StringArray, bool),
+}
+
+impl<'a> Cells<'a> {
+    /// `None` for a type the plan does not give (the batch is then
+    /// evaluated whole).
+    fn of(values: &'a ArrayRef, json_text: bool) -> Option<Self> {
+        let typed = match values.data_type() {
+            DataType::Boolean => Typed::Bool(values.as_boolean()),
+            DataType::Float64 => {
+                Typed::Number(values.as_primitive::<arrow_array::types::Float64Type>().values())
+            }
+            DataType::Utf8 => Typed::Text(values.as_string::<i32>(), json_text),
+            _ => return None,
+        };
+        Some(Cells {
+            nulls: values.nulls(),
+            typed,
+        })
     }
-    match values.data_type() {
-        DataType::Boolean => out.extend_from_slice(if values.as_boolean().value(row) {
-            b"true"
-        } else {
-            b"false"
-        }),
-        DataType::Float64 => json_out::write_number(
-            out,
-            values
-                .as_primitive::<arrow_array::types::Float64Type>()
-                .value(row),
-        ),
-        DataType::Utf8 if json_text => {
-            out.extend_from_slice(values.as_string::<i32>().value(row).as_bytes());
+
+    #[inline]
+    fn write(&self, out: &mut Vec<u8>, row: usize) {
+        if self.nulls.is_some_and(|n| n.is_null(row)) {
+            out.extend_from_slice(b"null");
+            return;
         }
-        DataType::Utf8 => json_out::write_str(out, values.as_string::<i32>().value(row)),
-        _ => return None,
+        match &self.typed {
+            Typed::Bool(b) => out.extend_from_slice(if b.value(row) { b"true" } else { b"false" }),
+            Typed::Number(v) => json_out::write_number(out, v[row]),
+            Typed::Text(s, true) => out.extend_from_slice(s.value(row).as_bytes()),
+            Typed::Text(s, false) => json_out::write_str(out, s.value(row)),
+        }
     }
-    Some(())
 }
