@@ -57,8 +57,26 @@ pub struct Conv {
     /// Short string values seen lately, shared as keys are (a field of
     /// few distinct values, such as a code or a category, then costs no
     /// allocation per record): a direct-mapped cache of 2^10 slots, a
-    /// slot's string replaced on a miss.
-    strings: Vec<Option<Key>>,
+    /// slot's string replaced on a miss. A slot keeps the text's length
+    /// and [`words`], compared instead of the bytes.
+    strings: Vec<Option<(usize, [u64; 3], Key)>>,
+}
+
+/// Text of at most [`INTERNED_STRING_BYTES`] (24) bytes `b[a..z]` as three
+/// words, equal for two texts of one length exactly when their bytes are:
+/// up to 8 bytes the [`head`]; up to 16 the words that start at `a` and
+/// end at `z` (overlapping); up to 24 those at `a`, `a + 8` and ending at
+/// `z`. Beyond that, `None`.
+#[inline]
+fn words(b: &[u8], a: usize, z: usize) -> Option<[u64; 3]> {
+    let len = z.checked_sub(a)?;
+    let word = |at: usize| word_at(b, at).unwrap_or(0);
+    Some(match len {
+        0..=8 => [head(b, a, z), 0, 0],
+        9..=16 => [word(a), word(z - 8), 0],
+        17..=INTERNED_STRING_BYTES => [word(a), word(a + 8), word(z - 8)],
+        _ => return None,
+    })
 }
 
 impl Default for Conv {
@@ -117,33 +135,30 @@ impl Conv {
         k
     }
 
-    /// A string value `s` (the fast reader's): a short one shared with
-    /// the last one of the same text in its cache slot (cheaper than an
-    /// allocation; the slot is a hash of its first and last 8 bytes).
-    pub fn string(&mut self, s: &str) -> Key {
-        let b = s.as_bytes();
-        if b.len() > INTERNED_STRING_BYTES {
-            return Key::from(s);
-        }
-        // Eight bytes at once when there are eight; a shorter text folded
-        // by hand (a copy of a variable length calls memcpy).
-        let word = |bytes: &[u8]| match bytes.first_chunk::<8>() {
-            Some(w) => u64::from_le_bytes(*w),
-            None => bytes.iter().fold(0u64, |w, &c| (w << 8) | u64::from(c)),
+    /// The string value `text[a..z]` (the fast reader's; `a` and `z` on
+    /// character boundaries): a short one shared with the last one of the
+    /// same text in its cache slot (cheaper than an allocation; the slot
+    /// is a hash of the text's [`words`], which are then compared).
+    #[inline]
+    pub fn string_at(&mut self, text: &str, a: usize, z: usize) -> Option<Key> {
+        let Some(w) = words(text.as_bytes(), a, z) else {
+            return text.get(a..z).map(Key::from);
         };
-        let mixed = match b.len() {
-            0..8 => word(b),
-            n => word(b) ^ word(b.get(n - 8..).unwrap_or(&[])).rotate_left(29),
-        };
-        let h = (mixed ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let len = z - a;
+        let mixed = w[0] ^ w[1].rotate_left(29) ^ w[2].rotate_left(47);
+        let h = (mixed ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (h >> (64 - STRING_SLOT_BITS)) as usize;
         if self.strings.is_empty() {
             self.strings.resize(1 << STRING_SLOT_BITS, None);
         }
         match self.strings.get_mut(slot) {
-            Some(Some(k)) if **k == *s => k.clone(),
-            Some(entry) => entry.insert(Key::from(s)).clone(),
-            None => Key::from(s),
+            Some(Some((n, kw, k))) if *n == len && *kw == w => Some(k.clone()),
+            Some(entry) => {
+                let k = Key::from(text.get(a..z)?);
+                *entry = Some((len, w, k.clone()));
+                Some(k)
+            }
+            None => text.get(a..z).map(Key::from),
         }
     }
 
@@ -273,6 +288,45 @@ pub struct Wanted {
     /// for every longer length too: most keys a record has and the
     /// program does not read are told apart by their length alone.
     lengths: u64,
+    /// Each name's length and first eight bytes as a word ([`head`]), so
+    /// that the fast reader matches a key in the record's bytes without a
+    /// call to compare memory (names longer than 8 bytes compare the rest).
+    heads: Vec<(usize, u64)>,
+}
+
+/// The first `min(8, len)` bytes of `b[a..z]` as a little-endian word,
+/// zero above the text: equal words for equal lengths mean equal bytes.
+/// One load where eight bytes can be read from `a` (or end at `z`).
+#[inline]
+pub(crate) fn head(b: &[u8], a: usize, z: usize) -> u64 {
+    let len = z.saturating_sub(a).min(8);
+    if len == 0 {
+        return 0;
+    }
+    if let Some(w) = word_at(b, a) {
+        return if len == 8 {
+            w
+        } else {
+            w & ((1u64 << (8 * len)) - 1)
+        };
+    }
+    // Fewer than eight bytes from `a` to the end: then `z` is the end of
+    // a text shorter than eight bytes, read as the word that ends there.
+    if let Some(w) = z.checked_sub(8).and_then(|at| word_at(b, at)) {
+        return w >> (8 * (8 - len));
+    }
+    b.get(a..a + len)
+        .unwrap_or(&[])
+        .iter()
+        .rev()
+        .fold(0, |w, &c| (w << 8) | u64::from(c))
+}
+
+/// The eight bytes at `at` as a little-endian word, if there are eight.
+#[inline]
+pub(crate) fn word_at(b: &[u8], at: usize) -> Option<u64> {
+    let w: [u8; 8] = b.get(at..at.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(w))
 }
 
 impl Wanted {
@@ -287,10 +341,15 @@ impl Wanted {
                 .collect()
         });
         let lengths = names.iter().fold(0u64, |m, k| m | 1 << k.len().min(63));
+        let heads = names
+            .iter()
+            .map(|k| (k.len(), head(k.as_bytes(), 0, k.len())))
+            .collect();
         Wanted {
             names,
             index,
             lengths,
+            heads,
         }
     }
 
@@ -308,6 +367,26 @@ impl Wanted {
             Some(index) => index.get(key).copied(),
             None => self.names.iter().position(|k| &**k == key),
         }
+    }
+
+    /// [`Wanted::find`] for the key `text[a..z]` (`a` and `z` on character
+    /// boundaries: the key is delimited by quotes), compared word by word
+    /// in the text's bytes when the names are few.
+    #[inline]
+    pub fn find_key(&self, text: &str, a: usize, z: usize) -> Option<usize> {
+        let len = z.checked_sub(a)?;
+        if self.lengths & 1 << len.min(63) == 0 {
+            return None;
+        }
+        if self.index.is_some() {
+            return self.find(text.get(a..z)?);
+        }
+        let b = text.as_bytes();
+        let first = head(b, a, z);
+        let rest = b.get(a.saturating_add(8).min(z)..z)?;
+        self.heads.iter().zip(&self.names).position(|(&(n, h), k)| {
+            n == len && h == first && (n <= 8 || k.as_bytes().get(8..) == Some(rest))
+        })
     }
 }
 
