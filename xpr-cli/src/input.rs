@@ -578,16 +578,17 @@ fn one_line_at_a_time() -> bool {
     false
 }
 
-/// The whole lines already in the reader's buffer, taken at once: copied
-/// into the chunk in one piece and cut at the line ends found by one
-/// `memchr` iterator, where [`ndjson_line`] takes a call to [`read_line`],
-/// a search and a copy per line. The chunk's bytes and records, the line
+/// The whole lines already in the reader's buffer, taken at once: cut at
+/// the line ends found by one `memchr` iterator and copied into the chunk
+/// in one piece, where [`ndjson_line`] takes a call to [`read_line`], a
+/// search and a copy per line. The chunk's bytes and records, the line
 /// numbers and the hand-overs are those of reading line by line (a chunk
-/// full after a line is handed over there, the rest of the piece moved to
-/// the next one). It stops before a line it does not take (blank, or
-/// longer than the limit), left to [`ndjson_line`], as is any line not
-/// yet ended in the buffer and an input's first line (which may open with
-/// a byte order mark). Returns whether it took a line.
+/// full after a line is handed over there: the lines are copied in when
+/// the chunk is full or the piece is taken, so none is moved). It stops
+/// before a line it does not take (blank, or longer than the limit), left
+/// to [`ndjson_line`], as is any line not yet ended in the buffer and an
+/// input's first line (which may open with a byte order mark). Returns
+/// whether it took a line.
 fn buffered_lines<R: Read>(
     reader: &mut BufReader<R>,
     number: &mut u64,
@@ -599,9 +600,9 @@ fn buffered_lines<R: Read>(
         return false;
     };
     let piece = available.get(..=last).unwrap_or(&[]);
-    // Byte `at` of the piece is at `base + at - from` in the chunk's data.
-    let (mut base, mut from) = (sink.chunk.data.len(), 0);
-    sink.chunk.data.extend_from_slice(piece);
+    // The piece's bytes from `copied` on are not in the chunk yet; they
+    // will start at `base` there (copied once a chunk is full, or at the end).
+    let (mut copied, mut base) = (0, sink.chunk.data.len());
     // The start of the next line in the piece.
     let mut next = 0;
     for nl in memchr::memchr_iter(b'\n', piece) {
@@ -614,22 +615,23 @@ fn buffered_lines<R: Read>(
             break;
         }
         sink.chunk.records.push(Record {
-            start: base + next - from,
-            end: base + end - from,
+            start: base + next - copied,
+            end: base + end - copied,
             line: *number,
             problem: None,
         });
         sink.records += 1;
         *number += 1;
         next = nl + 1;
-        let filled = base + next - from;
-        if filled >= CHUNK_BYTES || sink.chunk.records.len() >= CHUNK_RECORDS {
-            sink.hand_over_keeping(filled);
-            (base, from) = (0, next);
+        if base + next - copied >= CHUNK_BYTES || sink.chunk.records.len() >= CHUNK_RECORDS {
+            let lines = piece.get(copied..next).unwrap_or(&[]);
+            sink.chunk.data.extend_from_slice(lines);
+            sink.hand_over();
+            (copied, base) = (next, sink.chunk.data.len());
         }
     }
-    // The bytes of the lines not taken are read again line by line.
-    sink.chunk.data.truncate(base + next - from);
+    let lines = piece.get(copied..next).unwrap_or(&[]);
+    sink.chunk.data.extend_from_slice(lines);
     reader.consume(next);
     next > 0
 }

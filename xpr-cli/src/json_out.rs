@@ -314,7 +314,21 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 /// are escaped, so a piece may end inside a UTF-8 sequence).
 const STRING_PIECE: usize = 64 << 10;
 
+/// Strings up to this long with nothing to escape take [`string`]'s short way.
+const SHORT_STRING: usize = 256;
+
 fn string(out: &mut Out<'_>, s: &str) -> io::Result<()> {
+    let b = s.as_bytes();
+    // The usual key or value: short, nothing to escape; copied whole with
+    // one reservation (the same bytes and hand-on as piece by piece).
+    if !b.is_empty() && b.len() <= SHORT_STRING && plain_run(b, 0) == b.len() {
+        out.buf.reserve(b.len() + 2);
+        out.buf.push(b'"');
+        out.buf.extend_from_slice(b);
+        out.check()?;
+        out.buf.push(b'"');
+        return Ok(());
+    }
     out.buf.push(b'"');
     for piece in s.as_bytes().chunks(STRING_PIECE) {
         escape(out.buf, piece);
