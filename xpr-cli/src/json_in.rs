@@ -54,6 +54,8 @@ pub struct Conv {
     keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
     /// The fast reader's stack of open containers, kept for reuse.
     stack: Vec<u8>,
+    /// The fast reader's memory of the last record's keys.
+    shape: Shape,
     /// Short string values seen lately, shared as keys are (a field of
     /// few distinct values, such as a code or a category, then costs no
     /// allocation per record): a direct-mapped cache of 2^10 slots, a
@@ -99,6 +101,7 @@ impl Conv {
             big_ints: 0,
             keys: HashMap::default(),
             stack: Vec::new(),
+            shape: Shape::default(),
             strings: Vec::new(),
         }
     }
@@ -281,6 +284,9 @@ impl Visitor<'_> for KeySeed<'_> {
 /// The top-level fields a program reads, looked up by name while parsing.
 #[derive(Debug)]
 pub struct Wanted {
+    /// Tells this set of names from any other (the fast reader's [`Shape`]
+    /// is for one set).
+    id: u64,
     names: Vec<Key>,
     /// For many names, a hash index; for a few, a linear scan is faster.
     index: Option<HashMap<Key, usize>>,
@@ -329,6 +335,91 @@ pub(crate) fn word_at(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(w))
 }
 
+/// What the fast reader remembers of the last record's keys, in order:
+/// for each, the bytes after its opening quote up to its colon (`name":`)
+/// and its place among the wanted fields. Records of one stream usually
+/// repeat their keys in the same order, so the key at the same place is
+/// first compared with these bytes (one or two words); when they are the
+/// same, it is the same key, without escapes, with the same place, and
+/// neither its end nor its name is searched for.
+#[derive(Debug, Default)]
+pub struct Shape {
+    /// The [`Wanted`] the places are for (0 for none yet).
+    wanted: u64,
+    keys: Vec<Option<ShapeKey>>,
+}
+
+/// A key of [`Shape`]: `len` bytes (3 to 16) as two words, zero above
+/// them, and its place.
+#[derive(Debug, Clone, Copy)]
+struct ShapeKey {
+    len: usize,
+    words: [u64; 2],
+    slot: Option<usize>,
+}
+
+/// The low `n` bytes of a word set (`n` from 0 to 8).
+#[inline]
+fn low_bytes(n: usize) -> u64 {
+    if n >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    }
+}
+
+/// Keys remembered per record, at most.
+const SHAPE_KEYS: usize = 64;
+
+impl Shape {
+    /// Forgets the keys if they were read for another set of names.
+    #[inline]
+    pub fn start(&mut self, wanted: &Wanted) {
+        if self.wanted != wanted.id {
+            self.wanted = wanted.id;
+            self.keys.clear();
+        }
+    }
+
+    /// When the bytes of `b` from `at` are those of the `n`th key of the
+    /// last record (`name":`), its place among the wanted fields and where
+    /// its colon ends.
+    #[inline]
+    pub fn known(&self, n: usize, b: &[u8], at: usize) -> Option<(Option<usize>, usize)> {
+        let k = self.keys.get(n).copied().flatten()?;
+        let w0 = word_at(b, at)?;
+        let same = if k.len <= 8 {
+            w0 & low_bytes(k.len) == k.words[0]
+        } else {
+            w0 == k.words[0] && word_at(b, at + 8)? & low_bytes(k.len - 8) == k.words[1]
+        };
+        same.then_some((k.slot, at + k.len))
+    }
+
+    /// Remembers the `n`th key: its bytes `b[at..at + len]` (the name, its
+    /// closing quote and the colon right after) and its place.
+    #[inline]
+    pub fn learn(&mut self, n: usize, b: &[u8], at: usize, len: usize, slot: Option<usize>) {
+        if n >= SHAPE_KEYS {
+            return;
+        }
+        let key = match len {
+            3..=8 => word_at(b, at).map(|w| [w & low_bytes(len), 0]),
+            9..=16 => word_at(b, at)
+                .zip(word_at(b, at + 8))
+                .map(|(w0, w1)| [w0, w1 & low_bytes(len - 8)]),
+            _ => None,
+        }
+        .map(|words| ShapeKey { len, words, slot });
+        if self.keys.len() <= n {
+            self.keys.resize(n + 1, None);
+        }
+        if let Some(k) = self.keys.get_mut(n) {
+            *k = key;
+        }
+    }
+}
+
 impl Wanted {
     /// The fields `names`, in the order their values are returned.
     pub fn new(names: &[Key]) -> Self {
@@ -345,7 +436,9 @@ impl Wanted {
             .iter()
             .map(|k| (k.len(), head(k.as_bytes(), 0, k.len())))
             .collect();
+        static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Wanted {
+            id: IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             names,
             index,
             lengths,
@@ -507,8 +600,10 @@ pub fn parse_fields(
     }
     let counted = conv.big_ints;
     let mut stack = std::mem::take(&mut conv.stack);
-    let fast = json_scan::fields(text, wanted, out, conv, &mut stack);
+    let mut shape = std::mem::take(&mut conv.shape);
+    let fast = json_scan::fields(text, wanted, out, conv, &mut stack, &mut shape);
     conv.stack = stack;
+    conv.shape = shape;
     if fast.is_ok() {
         return Ok(());
     }

@@ -24,7 +24,7 @@
 use serde::de::DeserializeSeed as _;
 use xpr::Value;
 
-use super::json_in::{Conv, ValueSeed, Wanted};
+use super::json_in::{Conv, Shape, ValueSeed, Wanted};
 
 /// The record needs the full reader (see the module documentation).
 #[derive(Debug, PartialEq, Eq)]
@@ -52,8 +52,10 @@ pub fn fields(
     out: &mut [Option<Value>],
     conv: &mut Conv,
     stack: &mut Vec<u8>,
+    shape: &mut Shape,
 ) -> Scan<()> {
     let b = text.as_bytes();
+    shape.start(wanted);
     let mut pos = ws(b, 0);
     if b.get(pos) != Some(&b'{') {
         return Err(Fallback);
@@ -62,24 +64,41 @@ pub fn fields(
     if b.get(pos) == Some(&b'}') {
         pos += 1;
     } else {
+        // The key's place in the record.
+        let mut n = 0;
         loop {
             if b.get(pos) != Some(&b'"') {
                 return Err(Fallback);
             }
-            // The key: no escape (one falls back), so its bytes are its text.
-            let (a, z) = (pos + 1, plain_run(b, pos + 1));
-            if b.get(z) != Some(&b'"') {
-                return Err(Fallback);
-            }
-            pos = z + 1;
-            if b.get(pos) != Some(&b':') {
-                pos = ws(b, pos);
-                if b.get(pos) != Some(&b':') {
-                    return Err(Fallback);
+            let slot = match shape.known(n, b, pos + 1) {
+                // The same bytes as the last record's key here, colon included.
+                Some((slot, end)) => {
+                    pos = end;
+                    slot
                 }
-            }
-            pos = ws(b, pos + 1);
-            pos = match wanted.find_key(text, a, z) {
+                None => {
+                    // The key: no escape (one falls back), so its bytes are its text.
+                    let (a, z) = (pos + 1, plain_run(b, pos + 1));
+                    if b.get(z) != Some(&b'"') {
+                        return Err(Fallback);
+                    }
+                    let slot = wanted.find_key(text, a, z);
+                    pos = z + 1;
+                    if b.get(pos) == Some(&b':') {
+                        shape.learn(n, b, a, z + 2 - a, slot);
+                    } else {
+                        pos = ws(b, pos);
+                        if b.get(pos) != Some(&b':') {
+                            return Err(Fallback);
+                        }
+                    }
+                    pos += 1;
+                    slot
+                }
+            };
+            n += 1;
+            pos = ws(b, pos);
+            pos = match slot {
                 Some(i) => {
                     let (v, end) = value(text, pos, conv, stack)?;
                     if let Some(dest) = out.get_mut(i) {
@@ -562,6 +581,12 @@ mod tests {
     use super::super::json_in::parse_fields_full;
     use super::*;
 
+    thread_local! {
+        /// The fast reader's memory of keys, one per test (a test runs on
+        /// its own thread).
+        static SHAPE: std::cell::RefCell<Shape> = std::cell::RefCell::new(Shape::default());
+    }
+
     /// The same values, numbers bit for bit (so -0 and 0 differ).
     fn same(a: &Option<Value>, b: &Option<Value>) -> bool {
         match (a, b) {
@@ -579,7 +604,18 @@ mod tests {
         assert_eq!(check(text), valid, "validity of {text:?}");
         let mut fast_conv = Conv::new(strict, 1000);
         let mut fast_out = vec![None; n];
-        let fast = fields(text, wanted, &mut fast_out, &mut fast_conv, &mut Vec::new());
+        // The keys' memory is kept across the texts a test compares (the
+        // variants of a record share its keys, broken or not).
+        let fast = SHAPE.with_borrow_mut(|shape| {
+            fields(
+                text,
+                wanted,
+                &mut fast_out,
+                &mut fast_conv,
+                &mut Vec::new(),
+                shape,
+            )
+        });
         let mut full_conv = Conv::new(strict, 1000);
         let mut full_out = vec![None; n];
         let full = parse_fields_full(text, wanted, &mut full_out, &mut full_conv);
@@ -1057,6 +1093,52 @@ mod tests {
                     ] {
                         compare(&text, &wanted, false);
                     }
+                }
+            }
+        }
+    }
+
+    /// Keys remembered from the records before are taken only when all
+    /// their bytes up to the colon are the same: keys that differ after 8
+    /// or 16 bytes, lengths around 8 and 16 (up to 14-byte names are
+    /// remembered), whitespace or an escape where the colon was, a key
+    /// moved to another place, a record ending right after a key, and two
+    /// sets of wanted names taking turns on the same reader.
+    #[test]
+    fn remembered_keys_are_compared_whole() {
+        let names = ["abcdefgh", "abcdefghijklmn", "abcdefghijklmno", "a", "b"];
+        let one = Wanted::new(&names.map(Key::from));
+        let other = Wanted::new(&[Key::from("b"), Key::from("abcdefgi")]);
+        let records = [
+            r#"{"abcdefghijklmn":3}"#,
+            r#"{"abcdefghijklmo":3}"#,
+            r#"{"abcdefgh":1,"b":2}"#,
+            r#"{"abcdefgi":1,"b":2}"#,
+            r#"{"abcdefgh":1,"b":2}"#,
+            r#"{"abcdefgh" :1,"b":2}"#,
+            r#"{"abcdefg\u0068":1,"b":2}"#,
+            r#"{"abcdefghijklmn":3,"abcdefghijklmno":4}"#,
+            r#"{"abcdefghijklmo":3,"abcdefghijklmnp":4}"#,
+            r#"{"abcdefghijklmn":3,"abcdefghijklmno":4}"#,
+            r#"{"abcdefghijklmn":3,"abcdefghijklmnoo":4}"#,
+            r#"{"b":2,"abcdefgh":1}"#,
+            r#"{"a":1,"b":2}"#,
+            r#"{"a":1,"b":2,"a":5}"#,
+            r#"{"a":1,"b"}"#,
+            r#"{"a":1,"b":"#,
+            r#"{"a":1,"b""#,
+            r#"{"a":1,"b":2}"#,
+            r#"{"a":1,"\b":2}"#,
+            r#"{"a":1,"b\"":2}"#,
+            r#"{"a":{"a":1},"b":[1,{"b":2}]}"#,
+        ];
+        for round in 0..3 {
+            for r in records {
+                // Every valid record without an escape is read here.
+                let plain = !r.contains('\\') && serde_json::from_str::<IgnoredAny>(r).is_ok();
+                assert!(compare(r, &one, false) || !plain, "{r}");
+                if round > 0 {
+                    assert!(compare(r, &other, false) || !plain, "{r}");
                 }
             }
         }
