@@ -386,7 +386,7 @@ impl Shape {
     /// its colon ends.
     #[inline]
     pub fn known(&self, n: usize, b: &[u8], at: usize) -> Option<(Option<usize>, usize)> {
-        let k = self.keys.get(n).copied().flatten()?;
+        let k = self.keys.get(n)?.as_ref()?;
         let w0 = word_at(b, at)?;
         let same = if k.len <= 8 {
             w0 & low_bytes(k.len) == k.words[0]

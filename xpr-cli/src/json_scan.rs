@@ -132,6 +132,10 @@ pub fn fields(
 /// whitespace (or `b.len()`).
 #[inline]
 fn ws(b: &[u8], mut pos: usize) -> usize {
+    // Usually none: any byte above the space is no whitespace.
+    if b.get(pos).is_none_or(|&c| c > b' ') {
+        return pos;
+    }
     while let Some(b' ' | b'\n' | b'\t' | b'\r') = b.get(pos) {
         pos += 1;
     }
