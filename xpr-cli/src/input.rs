@@ -563,6 +563,79 @@ pub fn read_line<R: Read>(
     })
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Tests set it to read NDJSON line by line only (no [`buffered_lines`]).
+    static ONE_LINE_AT_A_TIME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether [`buffered_lines`] is off (only in tests, which compare both ways).
+#[inline]
+fn one_line_at_a_time() -> bool {
+    #[cfg(test)]
+    return ONE_LINE_AT_A_TIME.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
+}
+
+/// The whole lines already in the reader's buffer, taken at once: cut at
+/// the line ends found by one `memchr` iterator and copied into the chunk
+/// in one piece, where [`ndjson_line`] takes a call to [`read_line`], a
+/// search and a copy per line. The chunk's bytes and records, the line
+/// numbers and the hand-overs are those of reading line by line (a chunk
+/// full after a line is handed over there: the lines are copied in when
+/// the chunk is full or the piece is taken, so none is moved). It stops
+/// before a line it does not take (blank, or longer than the limit), left
+/// to [`ndjson_line`], as is any line not yet ended in the buffer and an
+/// input's first line (which may open with a byte order mark). Returns
+/// whether it took a line.
+fn buffered_lines<R: Read>(
+    reader: &mut BufReader<R>,
+    number: &mut u64,
+    max_record: usize,
+    sink: &mut Sink<'_>,
+) -> bool {
+    let available = reader.buffer();
+    let Some(last) = memchr::memrchr(b'\n', available) else {
+        return false;
+    };
+    let piece = available.get(..=last).unwrap_or(&[]);
+    // The piece's bytes from `copied` on are not in the chunk yet; they
+    // will start at `base` there (copied once a chunk is full, or at the end).
+    let (mut copied, mut base) = (0, sink.chunk.data.len());
+    // The start of the next line in the piece.
+    let mut next = 0;
+    for nl in memchr::memchr_iter(b'\n', piece) {
+        let mut end = nl;
+        if end > next && piece.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        let content = piece.get(next..end).unwrap_or(&[]);
+        if content.len() > max_record || content.iter().all(|&c| is_ws(c)) {
+            break;
+        }
+        sink.chunk.records.push(Record {
+            start: base + next - copied,
+            end: base + end - copied,
+            line: *number,
+            problem: None,
+        });
+        sink.records += 1;
+        *number += 1;
+        next = nl + 1;
+        if base + next - copied >= CHUNK_BYTES || sink.chunk.records.len() >= CHUNK_RECORDS {
+            let lines = piece.get(copied..next).unwrap_or(&[]);
+            sink.chunk.data.extend_from_slice(lines);
+            sink.hand_over();
+            (copied, base) = (next, sink.chunk.data.len());
+        }
+    }
+    let lines = piece.get(copied..next).unwrap_or(&[]);
+    sink.chunk.data.extend_from_slice(lines);
+    reader.consume(next);
+    next > 0
+}
+
 /// Reads one line of NDJSON into the sink: a record, or nothing for a
 /// blank line. `line` is the line's number; `partial` the line begun
 /// before a pause. Pauses (returning [`Step::More`]) before a read that
@@ -578,6 +651,13 @@ fn ndjson_line<R: Read>(
     max_record: usize,
     sink: &mut Sink<'_>,
 ) -> Step {
+    if partial.is_none()
+        && *number > 1
+        && !one_line_at_a_time()
+        && buffered_lines(reader, number, max_record, sink)
+    {
+        return Step::More;
+    }
     let mut line = partial
         .take()
         .unwrap_or_else(|| Line::new(sink.chunk.data.len()));

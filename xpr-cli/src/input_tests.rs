@@ -368,3 +368,88 @@ fn chunks_are_numbered_in_order() {
     assert_eq!(indexes, (0..indexes.len() as u64).collect::<Vec<_>>());
     assert!(indexes.len() >= 3);
 }
+
+/// Every chunk of `text` read as NDJSON from memory: its index, first
+/// record, bytes and records (line, range, problem).
+type Cut = (u64, u64, Vec<u8>, Vec<(u64, usize, usize, Option<Problem>)>);
+
+fn cut(text: &[u8], max: usize, one_at_a_time: bool) -> Vec<Cut> {
+    ONE_LINE_AT_A_TIME.with(|c| c.set(one_at_a_time));
+    let input = Input {
+        name: Arc::from("t"),
+        reader: Box::new(io::Cursor::new(text.to_vec())),
+    };
+    let mut out = Vec::new();
+    read_all(
+        vec![input],
+        InputFormat::Ndjson,
+        max,
+        &ChunkPool::default(),
+        &mut |chunk| {
+            let records = chunk
+                .records
+                .iter()
+                .map(|r| (r.line, r.start, r.end, r.problem.clone()))
+                .collect();
+            out.push((chunk.index, chunk.first_record, chunk.data.clone(), records));
+            true
+        },
+    );
+    ONE_LINE_AT_A_TIME.with(|c| c.set(false));
+    out
+}
+
+/// Whole lines taken from the reader's buffer at once give the chunks
+/// (bytes, records, line numbers, hand-overs) of reading line by line:
+/// over records of every length around the limit, blank and whitespace
+/// lines, CRLF, a first line with a byte order mark, chunks full by
+/// records and by bytes, and a last line without its line break.
+#[test]
+fn lines_taken_at_once_are_cut_as_line_by_line() {
+    let mut rng = xpr_testkit::Rng::new(9);
+    for round in 0..6 {
+        let mut text = Vec::new();
+        if round % 2 == 1 {
+            text.extend_from_slice(BOM);
+        }
+        let lines = if round < 3 { 5000 } else { 800 };
+        for i in 0..lines {
+            match rng.below(12) {
+                0 => text.extend_from_slice(b"\n"),
+                1 => text.extend_from_slice(b"  \t\r\n"),
+                2 => text.extend_from_slice(format!("{{\"i\":{i}}}\r\n").as_bytes()),
+                3 => {
+                    // Around the limit (100 bytes), or far beyond it.
+                    let n = if rng.coin() {
+                        95 + rng.below(10)
+                    } else {
+                        500 + rng.below(900)
+                    };
+                    text.extend_from_slice(format!("{{\"s\":\"{}\"}}\n", "x".repeat(n)).as_bytes());
+                }
+                _ => text.extend_from_slice(
+                    format!("{{\"i\":{i},\"t\":\"{}\"}}\n", "y".repeat(rng.below(60))).as_bytes(),
+                ),
+            }
+        }
+        if round >= 3 {
+            // Records of 20 kB: chunks full by bytes.
+            for _ in 0..40 {
+                text.extend_from_slice(
+                    format!("{{\"big\":\"{}\"}}\n", "z".repeat(20_000)).as_bytes(),
+                );
+            }
+        }
+        if round % 3 == 2 {
+            text.extend_from_slice(b"{\"last\":1}");
+        }
+        let max = if round >= 3 { 30_000 } else { 100 };
+        let at_once = cut(&text, max, false);
+        let by_line = cut(&text, max, true);
+        assert!(at_once.len() > 2, "{} chunks", at_once.len());
+        assert_eq!(at_once.len(), by_line.len(), "round {round}");
+        for (a, b) in at_once.iter().zip(&by_line) {
+            assert_eq!(a, b, "round {round}");
+        }
+    }
+}

@@ -54,11 +54,31 @@ pub struct Conv {
     keys: HashMap<Box<str>, Key, foldhash::fast::RandomState>,
     /// The fast reader's stack of open containers, kept for reuse.
     stack: Vec<u8>,
+    /// The fast reader's memory of the last record's keys.
+    shape: Shape,
     /// Short string values seen lately, shared as keys are (a field of
     /// few distinct values, such as a code or a category, then costs no
     /// allocation per record): a direct-mapped cache of 2^10 slots, a
-    /// slot's string replaced on a miss.
-    strings: Vec<Option<Key>>,
+    /// slot's string replaced on a miss. A slot keeps the text's length
+    /// and [`words`], compared instead of the bytes.
+    strings: Vec<Option<(usize, [u64; 3], Key)>>,
+}
+
+/// Text of at most [`INTERNED_STRING_BYTES`] (24) bytes `b[a..z]` as three
+/// words, equal for two texts of one length exactly when their bytes are:
+/// up to 8 bytes the [`head`]; up to 16 the words that start at `a` and
+/// end at `z` (overlapping); up to 24 those at `a`, `a + 8` and ending at
+/// `z`. Beyond that, `None`.
+#[inline]
+fn words(b: &[u8], a: usize, z: usize) -> Option<[u64; 3]> {
+    let len = z.checked_sub(a)?;
+    let word = |at: usize| word_at(b, at).unwrap_or(0);
+    Some(match len {
+        0..=8 => [head(b, a, z), 0, 0],
+        9..=16 => [word(a), word(z - 8), 0],
+        17..=INTERNED_STRING_BYTES => [word(a), word(a + 8), word(z - 8)],
+        _ => return None,
+    })
 }
 
 impl Default for Conv {
@@ -81,6 +101,7 @@ impl Conv {
             big_ints: 0,
             keys: HashMap::default(),
             stack: Vec::new(),
+            shape: Shape::default(),
             strings: Vec::new(),
         }
     }
@@ -117,33 +138,30 @@ impl Conv {
         k
     }
 
-    /// A string value `s` (the fast reader's): a short one shared with
-    /// the last one of the same text in its cache slot (cheaper than an
-    /// allocation; the slot is a hash of its first and last 8 bytes).
-    pub fn string(&mut self, s: &str) -> Key {
-        let b = s.as_bytes();
-        if b.len() > INTERNED_STRING_BYTES {
-            return Key::from(s);
-        }
-        // Eight bytes at once when there are eight; a shorter text folded
-        // by hand (a copy of a variable length calls memcpy).
-        let word = |bytes: &[u8]| match bytes.first_chunk::<8>() {
-            Some(w) => u64::from_le_bytes(*w),
-            None => bytes.iter().fold(0u64, |w, &c| (w << 8) | u64::from(c)),
+    /// The string value `text[a..z]` (the fast reader's; `a` and `z` on
+    /// character boundaries): a short one shared with the last one of the
+    /// same text in its cache slot (cheaper than an allocation; the slot
+    /// is a hash of the text's [`words`], which are then compared).
+    #[inline]
+    pub fn string_at(&mut self, text: &str, a: usize, z: usize) -> Option<Key> {
+        let Some(w) = words(text.as_bytes(), a, z) else {
+            return text.get(a..z).map(Key::from);
         };
-        let mixed = match b.len() {
-            0..8 => word(b),
-            n => word(b) ^ word(b.get(n - 8..).unwrap_or(&[])).rotate_left(29),
-        };
-        let h = (mixed ^ b.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let len = z - a;
+        let mixed = w[0] ^ w[1].rotate_left(29) ^ w[2].rotate_left(47);
+        let h = (mixed ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let slot = (h >> (64 - STRING_SLOT_BITS)) as usize;
         if self.strings.is_empty() {
             self.strings.resize(1 << STRING_SLOT_BITS, None);
         }
         match self.strings.get_mut(slot) {
-            Some(Some(k)) if **k == *s => k.clone(),
-            Some(entry) => entry.insert(Key::from(s)).clone(),
-            None => Key::from(s),
+            Some(Some((n, kw, k))) if *n == len && *kw == w => Some(k.clone()),
+            Some(entry) => {
+                let k = Key::from(text.get(a..z)?);
+                *entry = Some((len, w, k.clone()));
+                Some(k)
+            }
+            None => text.get(a..z).map(Key::from),
         }
     }
 
@@ -266,6 +284,9 @@ impl Visitor<'_> for KeySeed<'_> {
 /// The top-level fields a program reads, looked up by name while parsing.
 #[derive(Debug)]
 pub struct Wanted {
+    /// Tells this set of names from any other (the fast reader's [`Shape`]
+    /// is for one set).
+    id: u64,
     names: Vec<Key>,
     /// For many names, a hash index; for a few, a linear scan is faster.
     index: Option<HashMap<Key, usize>>,
@@ -273,6 +294,130 @@ pub struct Wanted {
     /// for every longer length too: most keys a record has and the
     /// program does not read are told apart by their length alone.
     lengths: u64,
+    /// Each name's length and first eight bytes as a word ([`head`]), so
+    /// that the fast reader matches a key in the record's bytes without a
+    /// call to compare memory (names longer than 8 bytes compare the rest).
+    heads: Vec<(usize, u64)>,
+}
+
+/// The first `min(8, len)` bytes of `b[a..z]` as a little-endian word,
+/// zero above the text: equal words for equal lengths mean equal bytes.
+/// One load where eight bytes can be read from `a` (or end at `z`).
+#[inline]
+pub(crate) fn head(b: &[u8], a: usize, z: usize) -> u64 {
+    let len = z.saturating_sub(a).min(8);
+    if len == 0 {
+        return 0;
+    }
+    if let Some(w) = word_at(b, a) {
+        return if len == 8 {
+            w
+        } else {
+            w & ((1u64 << (8 * len)) - 1)
+        };
+    }
+    // Fewer than eight bytes from `a` to the end: then `z` is the end of
+    // a text shorter than eight bytes, read as the word that ends there.
+    if let Some(w) = z.checked_sub(8).and_then(|at| word_at(b, at)) {
+        return w >> (8 * (8 - len));
+    }
+    b.get(a..a + len)
+        .unwrap_or(&[])
+        .iter()
+        .rev()
+        .fold(0, |w, &c| (w << 8) | u64::from(c))
+}
+
+/// The eight bytes at `at` as a little-endian word, if there are eight.
+#[inline]
+pub(crate) fn word_at(b: &[u8], at: usize) -> Option<u64> {
+    let w: [u8; 8] = b.get(at..at.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(w))
+}
+
+/// What the fast reader remembers of the last record's keys, in order:
+/// for each, the bytes after its opening quote up to its colon (`name":`)
+/// and its place among the wanted fields. Records of one stream usually
+/// repeat their keys in the same order, so the key at the same place is
+/// first compared with these bytes (one or two words); when they are the
+/// same, it is the same key, without escapes, with the same place, and
+/// neither its end nor its name is searched for.
+#[derive(Debug, Default)]
+pub struct Shape {
+    /// The [`Wanted`] the places are for (0 for none yet).
+    wanted: u64,
+    keys: Vec<Option<ShapeKey>>,
+}
+
+/// A key of [`Shape`]: `len` bytes (3 to 16) as two words, zero above
+/// them, and its place.
+#[derive(Debug, Clone, Copy)]
+struct ShapeKey {
+    len: usize,
+    words: [u64; 2],
+    slot: Option<usize>,
+}
+
+/// The low `n` bytes of a word set (`n` from 0 to 8).
+#[inline]
+fn low_bytes(n: usize) -> u64 {
+    if n >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    }
+}
+
+/// Keys remembered per record, at most.
+const SHAPE_KEYS: usize = 64;
+
+impl Shape {
+    /// Forgets the keys if they were read for another set of names.
+    #[inline]
+    pub fn start(&mut self, wanted: &Wanted) {
+        if self.wanted != wanted.id {
+            self.wanted = wanted.id;
+            self.keys.clear();
+        }
+    }
+
+    /// When the bytes of `b` from `at` are those of the `n`th key of the
+    /// last record (`name":`), its place among the wanted fields and where
+    /// its colon ends.
+    #[inline]
+    pub fn known(&self, n: usize, b: &[u8], at: usize) -> Option<(Option<usize>, usize)> {
+        let k = self.keys.get(n)?.as_ref()?;
+        let w0 = word_at(b, at)?;
+        let same = if k.len <= 8 {
+            w0 & low_bytes(k.len) == k.words[0]
+        } else {
+            w0 == k.words[0] && word_at(b, at + 8)? & low_bytes(k.len - 8) == k.words[1]
+        };
+        same.then_some((k.slot, at + k.len))
+    }
+
+    /// Remembers the `n`th key: its bytes `b[at..at + len]` (the name, its
+    /// closing quote and the colon right after) and its place.
+    #[inline]
+    pub fn learn(&mut self, n: usize, b: &[u8], at: usize, len: usize, slot: Option<usize>) {
+        if n >= SHAPE_KEYS {
+            return;
+        }
+        let key = match len {
+            3..=8 => word_at(b, at).map(|w| [w & low_bytes(len), 0]),
+            9..=16 => word_at(b, at)
+                .zip(word_at(b, at + 8))
+                .map(|(w0, w1)| [w0, w1 & low_bytes(len - 8)]),
+            _ => None,
+        }
+        .map(|words| ShapeKey { len, words, slot });
+        if self.keys.len() <= n {
+            self.keys.resize(n + 1, None);
+        }
+        if let Some(k) = self.keys.get_mut(n) {
+            *k = key;
+        }
+    }
 }
 
 impl Wanted {
@@ -287,10 +432,17 @@ impl Wanted {
                 .collect()
         });
         let lengths = names.iter().fold(0u64, |m, k| m | 1 << k.len().min(63));
+        let heads = names
+            .iter()
+            .map(|k| (k.len(), head(k.as_bytes(), 0, k.len())))
+            .collect();
+        static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Wanted {
+            id: IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             names,
             index,
             lengths,
+            heads,
         }
     }
 
@@ -308,6 +460,26 @@ impl Wanted {
             Some(index) => index.get(key).copied(),
             None => self.names.iter().position(|k| &**k == key),
         }
+    }
+
+    /// [`Wanted::find`] for the key `text[a..z]` (`a` and `z` on character
+    /// boundaries: the key is delimited by quotes), compared word by word
+    /// in the text's bytes when the names are few.
+    #[inline]
+    pub fn find_key(&self, text: &str, a: usize, z: usize) -> Option<usize> {
+        let len = z.checked_sub(a)?;
+        if self.lengths & 1 << len.min(63) == 0 {
+            return None;
+        }
+        if self.index.is_some() {
+            return self.find(text.get(a..z)?);
+        }
+        let b = text.as_bytes();
+        let first = head(b, a, z);
+        let rest = b.get(a.saturating_add(8).min(z)..z)?;
+        self.heads.iter().zip(&self.names).position(|(&(n, h), k)| {
+            n == len && h == first && (n <= 8 || k.as_bytes().get(8..) == Some(rest))
+        })
     }
 }
 
@@ -428,8 +600,10 @@ pub fn parse_fields(
     }
     let counted = conv.big_ints;
     let mut stack = std::mem::take(&mut conv.stack);
-    let fast = json_scan::fields(text, wanted, out, conv, &mut stack);
+    let mut shape = std::mem::take(&mut conv.shape);
+    let fast = json_scan::fields(text, wanted, out, conv, &mut stack, &mut shape);
     conv.stack = stack;
+    conv.shape = shape;
     if fast.is_ok() {
         return Ok(());
     }

@@ -107,15 +107,49 @@ fn write_compact(out: &mut Out<'_>, v: &Value) -> io::Result<()> {
     }
 }
 
+/// The text of object keys written lately (`"name":`), found by their
+/// shared string: an object result's keys are the program's constants,
+/// the same strings every record, so each is escaped once. At most
+/// [`KEY_TEXTS`] keys of at most [`SHORT_STRING`] bytes; others are
+/// written as any string.
+#[derive(Debug, Default)]
+pub struct KeyTexts {
+    keys: Vec<(Key, Vec<u8>)>,
+}
+
+/// Keys [`KeyTexts`] keeps.
+const KEY_TEXTS: usize = 32;
+
+impl KeyTexts {
+    /// Writes `k` and its colon.
+    fn write(&mut self, out: &mut Out<'_>, k: &Key) -> io::Result<()> {
+        if let Some((_, text)) = self.keys.iter().find(|(key, _)| Key::ptr_eq(key, k)) {
+            out.buf.extend_from_slice(text);
+            return out.check();
+        }
+        let at = out.buf.len();
+        string(out, k)?;
+        out.buf.push(b':');
+        if self.keys.len() < KEY_TEXTS
+            && k.len() <= SHORT_STRING
+            && let Some(text) = out.buf.get(at..)
+        {
+            self.keys.push((k.clone(), text.to_vec()));
+        }
+        Ok(())
+    }
+}
+
 /// Writes an object given as its members (keys distinct, in order) as
 /// compact JSON: the text [`write_streamed`] writes for the object they
-/// would make, without the object.
+/// would make, without the object; the keys' text kept in `keys`.
 ///
 /// # Errors
 /// Whatever handing the text on returns.
 pub fn write_members<'v>(
     out: &mut Out<'_>,
     members: impl Iterator<Item = (&'v Key, &'v Value)>,
+    keys: &mut KeyTexts,
 ) -> io::Result<()> {
     out.buf.push(b'{');
     let mut any = false;
@@ -123,8 +157,7 @@ pub fn write_members<'v>(
         if std::mem::replace(&mut any, true) {
             out.buf.push(b',');
         }
-        string(out, k)?;
-        out.buf.push(b':');
+        keys.write(out, k)?;
         write_compact(out, v)?;
     }
     out.buf.push(b'}');
@@ -314,7 +347,21 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 /// are escaped, so a piece may end inside a UTF-8 sequence).
 const STRING_PIECE: usize = 64 << 10;
 
+/// Strings up to this long with nothing to escape take [`string`]'s short way.
+const SHORT_STRING: usize = 256;
+
 fn string(out: &mut Out<'_>, s: &str) -> io::Result<()> {
+    let b = s.as_bytes();
+    // The usual key or value: short, nothing to escape; copied whole with
+    // one reservation (the same bytes and hand-on as piece by piece).
+    if !b.is_empty() && b.len() <= SHORT_STRING && plain_run(b, 0) == b.len() {
+        out.buf.reserve(b.len() + 2);
+        out.buf.push(b'"');
+        out.buf.extend_from_slice(b);
+        out.check()?;
+        out.buf.push(b'"');
+        return Ok(());
+    }
     out.buf.push(b'"');
     for piece in s.as_bytes().chunks(STRING_PIECE) {
         escape(out.buf, piece);
@@ -452,17 +499,24 @@ mod tests {
                 "o".into(),
                 Value::from_json(&serde_json::json!({"x": [null]})).unwrap_or(Value::Null),
             ),
+            ("q\"\n".into(), Value::from("é")),
+            ("".into(), Value::Number(0.0)),
         ];
         let whole = Value::from_json(&serde_json::json!({
             "s": "a\"b", "n": -1.5, "t": true, "z": null, "e": [],
-            "a": [1, {"k": "v"}], "o": {"x": [null]}
+            "a": [1, {"k": "v"}], "o": {"x": [null]}, "q\"\n": "é", "": 0
         }))
         .unwrap_or(Value::Null);
-        let mut buf = Vec::new();
-        let mut never = |_: &[u8]| Ok(());
-        let mut out = Out::new(&mut buf, usize::MAX, &mut never);
-        assert!(write_members(&mut out, members.iter().map(|(k, v)| (k, v))).is_ok());
-        assert_eq!(String::from_utf8(buf).ok(), Some(json(&whole)));
+        // Twice with the same keys: the second time from their kept text.
+        let mut keys = KeyTexts::default();
+        for _ in 0..2 {
+            let mut buf = Vec::new();
+            let mut never = |_: &[u8]| Ok(());
+            let mut out = Out::new(&mut buf, usize::MAX, &mut never);
+            let members = members.iter().map(|(k, v)| (k, v));
+            assert!(write_members(&mut out, members, &mut keys).is_ok());
+            assert_eq!(String::from_utf8(buf).ok(), Some(json(&whole)));
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@
 use serde::de::DeserializeSeed as _;
 use xpr::Value;
 
-use super::json_in::{Conv, ValueSeed, Wanted};
+use super::json_in::{Conv, Shape, ValueSeed, Wanted};
 
 /// The record needs the full reader (see the module documentation).
 #[derive(Debug, PartialEq, Eq)]
@@ -38,6 +38,11 @@ const EXACT: u64 = 1 << 53;
 /// Reads the top-level fields of `text` in `wanted` into `out` (already
 /// reset to `None`s, one per name); the last of duplicate keys wins.
 ///
+/// The cursor is a local position, not the [`Scanner`]'s field, and the
+/// usual layout (no whitespace, a scalar value) takes the shortest path;
+/// anything else goes the general way (whitespace skipped, a container
+/// skipped by [`Scanner::skip`]).
+///
 /// # Errors
 /// [`Fallback`] for anything it does not fully handle; `out` and
 /// `conv.big_ints` may then hold partial results the caller resets.
@@ -47,48 +52,281 @@ pub fn fields(
     out: &mut [Option<Value>],
     conv: &mut Conv,
     stack: &mut Vec<u8>,
+    shape: &mut Shape,
 ) -> Scan<()> {
-    let mut s = Scanner {
-        b: text.as_bytes(),
-        pos: 0,
-    };
-    s.ws();
-    s.eat(b'{')?;
-    s.ws();
-    if s.peek() == Some(b'}') {
-        s.pos += 1;
+    let b = text.as_bytes();
+    shape.start(wanted);
+    let mut pos = ws(b, 0);
+    if b.get(pos) != Some(&b'{') {
+        return Err(Fallback);
+    }
+    pos = ws(b, pos + 1);
+    if b.get(pos) == Some(&b'}') {
+        pos += 1;
     } else {
+        // The key's place in the record.
+        let mut n = 0;
         loop {
-            s.eat(b'"')?;
-            let key = s.plain_string()?;
-            // The text is valid UTF-8 and quotes are ASCII: a str slice.
-            let key = text.get(key.0..key.1).ok_or(Fallback)?;
-            s.ws();
-            s.eat(b':')?;
-            s.ws();
-            match wanted.find(key) {
+            if b.get(pos) != Some(&b'"') {
+                return Err(Fallback);
+            }
+            let slot = match shape.known(n, b, pos + 1) {
+                // The same bytes as the last record's key here, colon included.
+                Some((slot, end)) => {
+                    pos = end;
+                    slot
+                }
+                None => {
+                    // The key: no escape (one falls back), so its bytes are its text.
+                    let (a, z) = (pos + 1, plain_run(b, pos + 1));
+                    if b.get(z) != Some(&b'"') {
+                        return Err(Fallback);
+                    }
+                    let slot = wanted.find_key(text, a, z);
+                    pos = z + 1;
+                    if b.get(pos) == Some(&b':') {
+                        shape.learn(n, b, a, z + 2 - a, slot);
+                    } else {
+                        pos = ws(b, pos);
+                        if b.get(pos) != Some(&b':') {
+                            return Err(Fallback);
+                        }
+                    }
+                    pos += 1;
+                    slot
+                }
+            };
+            n += 1;
+            pos = ws(b, pos);
+            pos = match slot {
                 Some(i) => {
-                    let v = s.value(text, conv, stack)?;
+                    let (v, end) = value(text, pos, conv, stack)?;
                     if let Some(dest) = out.get_mut(i) {
                         *dest = Some(v);
                     }
+                    end
                 }
-                None => s.skip(stack)?,
+                None => skip_value(b, pos, stack)?,
+            };
+            let mut c = *b.get(pos).ok_or(Fallback)?;
+            if !matches!(c, b',' | b'}') {
+                pos = ws(b, pos);
+                c = *b.get(pos).ok_or(Fallback)?;
             }
-            s.ws();
-            match s.next()? {
-                b',' => s.ws(),
+            pos += 1;
+            match c {
+                b',' => pos = ws(b, pos),
                 b'}' => break,
                 _ => return Err(Fallback),
             }
         }
     }
-    s.ws();
-    if s.pos == s.b.len() {
+    if ws(b, pos) == b.len() {
         Ok(())
     } else {
         Err(Fallback)
     }
+}
+
+/// The position of the first byte from `pos` on that is not JSON
+/// whitespace (or `b.len()`).
+#[inline]
+fn ws(b: &[u8], mut pos: usize) -> usize {
+    // Usually none: any byte above the space is no whitespace.
+    if b.get(pos).is_none_or(|&c| c > b' ') {
+        return pos;
+    }
+    while let Some(b' ' | b'\n' | b'\t' | b'\r') = b.get(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Converts the value at `pos` (the first byte of a value); where it ends.
+#[inline]
+fn value(text: &str, pos: usize, conv: &mut Conv, stack: &mut Vec<u8>) -> Scan<(Value, usize)> {
+    let b = text.as_bytes();
+    match b.get(pos) {
+        Some(b'"') => {
+            let (a, z) = (pos + 1, plain_run(b, pos + 1));
+            if b.get(z) != Some(&b'"') {
+                return Err(Fallback);
+            }
+            let s = conv.string_at(text, a, z).ok_or(Fallback)?;
+            Ok((Value::String(s), z + 1))
+        }
+        Some(b'-' | b'0'..=b'9') => number_value(text, pos),
+        Some(b'[' | b'{') => {
+            let mut s = Scanner { b, pos };
+            s.skip(stack)?;
+            let slice = text.get(pos..s.pos).ok_or(Fallback)?;
+            let mut de = serde_json::Deserializer::from_str(slice);
+            let v = ValueSeed(conv).deserialize(&mut de).map_err(|_| Fallback)?;
+            conv.check_depth(v.depth(), 1).map_err(|_| Fallback)?;
+            Ok((v, s.pos))
+        }
+        Some(&c) => {
+            let (word, v): (&[u8], Value) = match c {
+                b'n' => (b"null", Value::Null),
+                b't' => (b"true", Value::Bool(true)),
+                b'f' => (b"false", Value::Bool(false)),
+                _ => return Err(Fallback),
+            };
+            let end = pos + word.len();
+            if b.get(pos..end) == Some(word) {
+                Ok((v, end))
+            } else {
+                Err(Fallback)
+            }
+        }
+        None => Err(Fallback),
+    }
+}
+
+/// Skips the value at `pos`, checking it; where it ends. A string or a
+/// number here, anything else by [`Scanner::skip`].
+#[inline]
+fn skip_value(b: &[u8], pos: usize, stack: &mut Vec<u8>) -> Scan<usize> {
+    match b.get(pos) {
+        Some(b'"') => skip_string(b, pos + 1),
+        Some(b'-' | b'0'..=b'9') => number_end(b, pos).map(|(end, _)| end),
+        _ => {
+            let mut s = Scanner { b, pos };
+            s.skip(stack)?;
+            Ok(s.pos)
+        }
+    }
+}
+
+/// After a string's opening quote at `pos - 1`: skips it, escapes checked
+/// for form; where it ends (past the closing quote).
+#[inline]
+fn skip_string(b: &[u8], mut pos: usize) -> Scan<usize> {
+    loop {
+        pos = plain_run(b, pos);
+        match b.get(pos) {
+            Some(b'"') => return Ok(pos + 1),
+            Some(b'\\') => {
+                pos = match b.get(pos + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => pos + 2,
+                    Some(b'u') => {
+                        let hex = b.get(pos + 2..pos + 6).ok_or(Fallback)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return Err(Fallback);
+                        }
+                        pos + 6
+                    }
+                    _ => return Err(Fallback),
+                };
+            }
+            _ => return Err(Fallback),
+        }
+    }
+}
+
+/// The position of the first byte from `pos` on that is not a digit.
+#[inline]
+fn digits(b: &[u8], mut pos: usize) -> usize {
+    while b.get(pos).is_some_and(u8::is_ascii_digit) {
+        pos += 1;
+    }
+    pos
+}
+
+/// A number in JSON's grammar at `pos`: where it ends and whether it is
+/// an integer (no fraction, no exponent).
+#[inline]
+fn number_end(b: &[u8], mut pos: usize) -> Scan<(usize, bool)> {
+    if b.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    match b.get(pos) {
+        Some(b'0') => pos += 1,
+        Some(b'1'..=b'9') => pos = digits(b, pos + 1),
+        _ => return Err(Fallback),
+    }
+    let mut integer = true;
+    if b.get(pos) == Some(&b'.') {
+        integer = false;
+        let end = digits(b, pos + 1);
+        if end == pos + 1 {
+            return Err(Fallback);
+        }
+        pos = end;
+    }
+    if let Some(b'e' | b'E') = b.get(pos) {
+        integer = false;
+        pos += 1;
+        if let Some(b'+' | b'-') = b.get(pos) {
+            pos += 1;
+        }
+        let end = digits(b, pos);
+        if end == pos {
+            return Err(Fallback);
+        }
+        pos = end;
+    }
+    Ok((pos, integer))
+}
+
+/// The number at `pos` and where it ends: an integer or a short decimal
+/// without exponent read in the same pass as its digits are checked (the
+/// values [`number`] gives), anything else by [`number`] over its text.
+#[inline]
+fn number_value(text: &str, pos: usize) -> Scan<(Value, usize)> {
+    let b = text.as_bytes();
+    let negative = b.get(pos) == Some(&b'-');
+    let first = pos + usize::from(negative);
+    let (mut n, mut at) = (0u64, first);
+    while let Some(&c) = b.get(at).filter(|c| c.is_ascii_digit()) {
+        n = n.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+        at += 1;
+    }
+    let int_digits = at - first;
+    // JSON's grammar: at least one digit, no leading zero.
+    if int_digits == 0 || (int_digits > 1 && b.get(first) == Some(&b'0')) {
+        return Err(Fallback);
+    }
+    let mut frac_digits = 0;
+    if b.get(at) == Some(&b'.') {
+        let start = at + 1;
+        at = start;
+        while let Some(&c) = b.get(at).filter(|c| c.is_ascii_digit()) {
+            n = n.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+            at += 1;
+        }
+        frac_digits = at - start;
+        if frac_digits == 0 {
+            return Err(Fallback);
+        }
+    }
+    let f = match b.get(at) {
+        // An exponent: the general conversion over the text.
+        Some(b'e' | b'E') => {
+            let (end, integer) = number_end(b, pos)?;
+            let f = number(text.get(pos..end).ok_or(Fallback)?, integer)?;
+            return Ok((Value::Number(f), end));
+        }
+        _ if frac_digits == 0 => {
+            // Up to 16 digits cannot overflow u64; beyond 2^53 is counted.
+            if int_digits > 16 || n > EXACT {
+                return Err(Fallback);
+            }
+            n as f64
+        }
+        _ if int_digits + frac_digits <= 15 => {
+            // Digits and a power of ten both exact: one correctly rounded
+            // division (as `number`).
+            n as f64 / POW10.get(frac_digits).copied().ok_or(Fallback)?
+        }
+        // Longer decimals: the general conversion (signed) over the text.
+        _ => {
+            let f = number(text.get(pos..at).ok_or(Fallback)?, false)?;
+            return Ok((Value::Number(f), at));
+        }
+    };
+    // serde_json gives -0 for "-0", as the f64 negation does.
+    Ok((Value::Number(if negative { -f } else { f }), at))
 }
 
 /// Checks `text` as skipped JSON values are checked: `Ok` when it is one
@@ -185,88 +423,18 @@ impl Scanner<'_> {
         }
     }
 
-    /// After the opening quote: the content's byte range of a string
-    /// without escapes (one with an escape or a control character falls
-    /// back), the closing quote consumed.
-    #[inline]
-    fn plain_string(&mut self) -> Scan<(usize, usize)> {
-        let start = self.pos;
-        self.pos = plain_run(self.b, self.pos);
-        if self.peek() == Some(b'"') {
-            self.pos += 1;
-            Ok((start, self.pos - 1))
-        } else {
-            Err(Fallback)
-        }
-    }
-
     /// After the opening quote: skips a string, escapes checked for form.
-    fn skip_string(&mut self) -> Scan<()> {
-        loop {
-            self.pos = plain_run(self.b, self.pos);
-            let c = self.next()?;
-            match STRING_CLASS[c as usize] {
-                0 => {}
-                1 => return Ok(()),
-                2 => match self.next()? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                    b'u' => {
-                        for _ in 0..4 {
-                            if !self.next()?.is_ascii_hexdigit() {
-                                return Err(Fallback);
-                            }
-                        }
-                    }
-                    _ => return Err(Fallback),
-                },
-                _ => return Err(Fallback),
-            }
-        }
-    }
-
-    /// Skips the digits at the cursor; how many.
     #[inline]
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.pos += 1;
-        }
-        self.pos - start
+    fn skip_string(&mut self) -> Scan<()> {
+        self.pos = skip_string(self.b, self.pos)?;
+        Ok(())
     }
 
-    /// A number in JSON's grammar from the cursor: its byte range and
-    /// whether it is an integer (no fraction, no exponent).
-    fn number(&mut self) -> Scan<(usize, usize, bool)> {
-        let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
-        }
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => {
-                self.digits();
-            }
-            _ => return Err(Fallback),
-        }
-        let mut integer = true;
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            integer = false;
-            if self.digits() == 0 {
-                return Err(Fallback);
-            }
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            integer = false;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            if self.digits() == 0 {
-                return Err(Fallback);
-            }
-        }
-        Ok((start, self.pos, integer))
+    /// Skips a number in JSON's grammar from the cursor.
+    #[inline]
+    fn number(&mut self) -> Scan<()> {
+        self.pos = number_end(self.b, self.pos)?.0;
+        Ok(())
     }
 
     /// Skips `word` (after its first letter, already consumed).
@@ -277,43 +445,6 @@ impl Scanner<'_> {
             Ok(())
         } else {
             Err(Fallback)
-        }
-    }
-
-    /// Converts the value at the cursor.
-    fn value(&mut self, text: &str, conv: &mut Conv, stack: &mut Vec<u8>) -> Scan<Value> {
-        match self.peek().ok_or(Fallback)? {
-            b'"' => {
-                self.pos += 1;
-                let (a, z) = self.plain_string()?;
-                Ok(Value::String(conv.string(text.get(a..z).ok_or(Fallback)?)))
-            }
-            b'n' => {
-                self.pos += 1;
-                self.rest_of(b"ull").map(|()| Value::Null)
-            }
-            b't' => {
-                self.pos += 1;
-                self.rest_of(b"rue").map(|()| Value::Bool(true))
-            }
-            b'f' => {
-                self.pos += 1;
-                self.rest_of(b"alse").map(|()| Value::Bool(false))
-            }
-            b'[' | b'{' => {
-                let start = self.pos;
-                self.skip(stack)?;
-                let slice = text.get(start..self.pos).ok_or(Fallback)?;
-                let mut de = serde_json::Deserializer::from_str(slice);
-                let v = ValueSeed(conv).deserialize(&mut de).map_err(|_| Fallback)?;
-                conv.check_depth(v.depth(), 1).map_err(|_| Fallback)?;
-                Ok(v)
-            }
-            _ => {
-                let (a, z, integer) = self.number()?;
-                let t = text.get(a..z).ok_or(Fallback)?;
-                number(t, integer).map(Value::Number)
-            }
         }
     }
 
@@ -454,6 +585,12 @@ mod tests {
     use super::super::json_in::parse_fields_full;
     use super::*;
 
+    thread_local! {
+        /// The fast reader's memory of keys, one per test (a test runs on
+        /// its own thread).
+        static SHAPE: std::cell::RefCell<Shape> = std::cell::RefCell::new(Shape::default());
+    }
+
     /// The same values, numbers bit for bit (so -0 and 0 differ).
     fn same(a: &Option<Value>, b: &Option<Value>) -> bool {
         match (a, b) {
@@ -471,7 +608,18 @@ mod tests {
         assert_eq!(check(text), valid, "validity of {text:?}");
         let mut fast_conv = Conv::new(strict, 1000);
         let mut fast_out = vec![None; n];
-        let fast = fields(text, wanted, &mut fast_out, &mut fast_conv, &mut Vec::new());
+        // The keys' memory is kept across the texts a test compares (the
+        // variants of a record share its keys, broken or not).
+        let fast = SHAPE.with_borrow_mut(|shape| {
+            fields(
+                text,
+                wanted,
+                &mut fast_out,
+                &mut fast_conv,
+                &mut Vec::new(),
+                shape,
+            )
+        });
         let mut full_conv = Conv::new(strict, 1000);
         let mut full_out = vec![None; n];
         let full = parse_fields_full(text, wanted, &mut full_out, &mut full_conv);
@@ -755,6 +903,247 @@ mod tests {
                 assert!(compare(line, &one, false), "{line}");
                 assert!(compare(line, &all, true) || line.contains('\\'), "{line}");
                 compare(&mutate(&mut rng, line), &one, false);
+            }
+        }
+    }
+
+    /// Keys matched in the record's bytes ([`Wanted::find_key`]) as by name
+    /// ([`Wanted::find`]): lengths around 8 and 16, names sharing a prefix
+    /// or a length, non-ASCII, keys at the very start and end of a text
+    /// (where no eight bytes can be read from the key's start), few names
+    /// (compared by words) and many (indexed).
+    #[test]
+    fn keys_match_by_bytes_as_by_name() {
+        let names = [
+            "",
+            "a",
+            "ab",
+            "delay",
+            "delayed",
+            "origin",
+            "originXY",
+            "originXYZ",
+            "abcdefgh",
+            "abcdefgi",
+            "abcdefghijklmnop",
+            "abcdefghijklmnoq",
+            "abcdefghijklmnopq",
+            "é",
+            "éé",
+        ];
+        let mut rng = Rng::new(11);
+        let alphabet = ['a', 'b', 'c', 'h', 'p', 'q', 'X', 'é', ' '];
+        let mut keys: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        for _ in 0..400 {
+            // A name changed in one character, cut or lengthened.
+            let mut k: Vec<char> = rng.pick(&names).chars().collect();
+            match rng.below(3) {
+                0 if !k.is_empty() => {
+                    let at = rng.below(k.len());
+                    k[at] = *rng.pick(&alphabet);
+                }
+                1 => k.truncate(rng.below(k.len() + 1)),
+                _ => k.push(*rng.pick(&alphabet)),
+            }
+            keys.push(k.into_iter().collect());
+        }
+        let few: Vec<Key> = names[..8].iter().map(|&n| Key::from(n)).collect();
+        let some: Vec<Key> = names[5..].iter().map(|&n| Key::from(n)).collect();
+        let many: Vec<Key> = names.iter().map(|&n| Key::from(n)).collect();
+        for wanted in [Wanted::new(&few), Wanted::new(&some), Wanted::new(&many)] {
+            for k in &keys {
+                let expected = wanted.find(k);
+                for (before, after) in [("", ""), ("{\"", "\":1}"), ("xxxxxxxxxx", "")] {
+                    let text = format!("{before}{k}{after}");
+                    let (a, z) = (before.len(), before.len() + k.len());
+                    assert_eq!(wanted.find_key(&text, a, z), expected, "{text:?} {a}..{z}");
+                }
+            }
+        }
+    }
+
+    /// Short string values shared through the cache are the text they
+    /// stand for, at every length up to the cache's limit and beyond, at
+    /// every distance from the end of the text; texts that differ in one
+    /// byte (at any offset within a word) are told apart.
+    #[test]
+    fn cached_strings_are_their_text() {
+        let mut conv = Conv::new(false, 1000);
+        let mut rng = Rng::new(5);
+        for round in 0..4000 {
+            let len = rng.below(30);
+            let mut s: Vec<u8> = (0..len).map(|_| b'a' + rng.below(3) as u8).collect();
+            if round % 2 == 1 && len > 0 {
+                // A sibling of the last text: one byte changed.
+                let at = rng.below(len);
+                s[at] = b'd';
+            }
+            let s = String::from_utf8(s).unwrap_or_default();
+            let (before, after) = (
+                "\"".repeat(rng.below(3)),
+                ["", "\"", "\"}", "\",\"zzzzzzzz\":1}"][rng.below(4)],
+            );
+            let text = format!("{before}{s}{after}");
+            let got = conv.string_at(&text, before.len(), before.len() + s.len());
+            assert_eq!(got.as_deref(), Some(s.as_str()), "{text:?}");
+        }
+    }
+
+    /// Numbers read in one pass agree with serde_json: integers of up to
+    /// 20 digits (around 2^53), decimals of up to 17 digits, exponents,
+    /// signs, leading zeros and missing digits (refused), as wanted and as
+    /// skipped fields, in strict mode and not.
+    #[test]
+    fn numbers_agree_with_serde_json() {
+        let wanted = Wanted::new(&[Key::from("n")]);
+        let mut rng = Rng::new(3);
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "00",
+            "-",
+            "-01",
+            "1.",
+            ".5",
+            "0.0",
+            "-0.0",
+            "1e5",
+            "1.5E-3",
+            "2e+2",
+            "1e",
+            "9007199254740992",
+            "9007199254740993",
+            "-9007199254740992",
+            "9999999999999999",
+            "99999999999999999",
+            "0.000000000000001",
+            "123456789012345.6",
+            "12345678901234.56",
+            "1.7976931348623157e308",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        for _ in 0..3000 {
+            let digits = |rng: &mut Rng, n: usize| -> String {
+                (0..n)
+                    .map(|_| char::from(b'0' + rng.below(10) as u8))
+                    .collect()
+            };
+            let mut t = String::new();
+            if rng.coin() {
+                t.push('-');
+            }
+            let int = 1 + rng.below(20);
+            t.push_str(&digits(&mut rng, int));
+            if rng.coin() {
+                t.push('.');
+                let frac = rng.below(18);
+                t.push_str(&digits(&mut rng, frac));
+            }
+            if rng.chance(0.1) {
+                t.push_str(pick(&mut rng, &["e", "E-", "e+"]));
+                let e = rng.below(4);
+                t.push_str(&digits(&mut rng, e));
+            }
+            texts.push(t);
+        }
+        let mut accepted = 0;
+        for t in &texts {
+            for text in [
+                format!("{{\"n\":{t}}}"),
+                format!("{{\"n\": {t} ,\"m\":{t}}}"),
+                format!("{{\"m\":{t},\"n\":1}}"),
+            ] {
+                accepted += usize::from(compare(&text, &wanted, false));
+                compare(&text, &wanted, true);
+            }
+        }
+        assert!(accepted > 4000, "{accepted}");
+    }
+
+    /// Strings with a quote, a backslash (each escape), a control
+    /// character or non-ASCII text at every offset of the first three
+    /// words, as wanted values, skipped values and keys.
+    #[test]
+    fn special_bytes_at_every_offset_agree_with_serde_json() {
+        let wanted = Wanted::new(&[Key::from("w"), Key::from("abcdefghijklmnopqrstuvwx")]);
+        let specials = [
+            "\"", "\\\"", "\\\\", "\\n", "\\/", "\\u00e9", "\\uD83D", "\\u12G4", "\\x", "\\",
+            "\u{1}", "\u{1f}", "\t", " ", "\u{7f}", "é", "😀",
+        ];
+        for len in 0..24 {
+            for at in 0..=len {
+                for sp in specials {
+                    let body: String = (0..len)
+                        .map(|i| {
+                            if i == at {
+                                sp.to_string()
+                            } else {
+                                "k".to_string()
+                            }
+                        })
+                        .collect();
+                    let body = if at == len {
+                        format!("{body}{sp}")
+                    } else {
+                        body
+                    };
+                    for text in [
+                        format!("{{\"w\":\"{body}\"}}"),
+                        format!("{{\"s\":\"{body}\",\"w\":1}}"),
+                        format!("{{\"{body}\":2,\"w\":3}}"),
+                        format!("{{\"w\":\"{body}"),
+                    ] {
+                        compare(&text, &wanted, false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keys remembered from the records before are taken only when all
+    /// their bytes up to the colon are the same: keys that differ after 8
+    /// or 16 bytes, lengths around 8 and 16 (up to 14-byte names are
+    /// remembered), whitespace or an escape where the colon was, a key
+    /// moved to another place, a record ending right after a key, and two
+    /// sets of wanted names taking turns on the same reader.
+    #[test]
+    fn remembered_keys_are_compared_whole() {
+        let names = ["abcdefgh", "abcdefghijklmn", "abcdefghijklmno", "a", "b"];
+        let one = Wanted::new(&names.map(Key::from));
+        let other = Wanted::new(&[Key::from("b"), Key::from("abcdefgi")]);
+        let records = [
+            r#"{"abcdefghijklmn":3}"#,
+            r#"{"abcdefghijklmo":3}"#,
+            r#"{"abcdefgh":1,"b":2}"#,
+            r#"{"abcdefgi":1,"b":2}"#,
+            r#"{"abcdefgh":1,"b":2}"#,
+            r#"{"abcdefgh" :1,"b":2}"#,
+            r#"{"abcdefg\u0068":1,"b":2}"#,
+            r#"{"abcdefghijklmn":3,"abcdefghijklmno":4}"#,
+            r#"{"abcdefghijklmo":3,"abcdefghijklmnp":4}"#,
+            r#"{"abcdefghijklmn":3,"abcdefghijklmno":4}"#,
+            r#"{"abcdefghijklmn":3,"abcdefghijklmnoo":4}"#,
+            r#"{"b":2,"abcdefgh":1}"#,
+            r#"{"a":1,"b":2}"#,
+            r#"{"a":1,"b":2,"a":5}"#,
+            r#"{"a":1,"b"}"#,
+            r#"{"a":1,"b":"#,
+            r#"{"a":1,"b""#,
+            r#"{"a":1,"b":2}"#,
+            r#"{"a":1,"\b":2}"#,
+            r#"{"a":1,"b\"":2}"#,
+            r#"{"a":{"a":1},"b":[1,{"b":2}]}"#,
+        ];
+        for round in 0..3 {
+            for r in records {
+                // Every valid record without an escape is read here.
+                let plain = !r.contains('\\') && serde_json::from_str::<IgnoredAny>(r).is_ok();
+                assert!(compare(r, &one, false) || !plain, "{r}");
+                if round > 0 {
+                    assert!(compare(r, &other, false) || !plain, "{r}");
+                }
             }
         }
     }

@@ -135,6 +135,8 @@ struct Worker {
     clock: Option<audit::RecordClock>,
     /// The last record ran the program (`vm` holds its fuel and memory).
     ran: bool,
+    /// The text of the object result's keys, written once escaped.
+    key_texts: json_out::KeyTexts,
 }
 
 /// Where bytes written before their chunk's turn go.
@@ -536,7 +538,7 @@ impl Job<'_> {
         let mut out = Out::new(&mut o.out, SPILL_BYTES, &mut hand_on);
         // Handing on cannot fail here (`spill` ends the process on a write
         // error).
-        let _ = json_out::write_members(&mut out, fields.iter());
+        let _ = json_out::write_members(&mut out, fields.iter(), &mut w.key_texts);
         o.out.push(b'\n');
         o.outputs += 1;
         Ok(None)
@@ -741,6 +743,7 @@ fn new_worker(job: &Job<'_>, fresh: bool) -> Worker {
         vm: Vm::new(),
         clock: job.audit_records.then(audit::RecordClock::new),
         ran: false,
+        key_texts: json_out::KeyTexts::default(),
     }
 }
 

@@ -297,3 +297,35 @@ fn case_changes_inside_concatenation_chains_match_one_by_one() {
     }
     common::assert_golden("fused__case_chains", &all);
 }
+
+/// `name.lower()` / `name.upper()` followed by `+ "constant"` starts the
+/// chain from the text changed in case (never built on its own): the same
+/// results, fuel, memory and errors at every budget as the instructions
+/// one by one, recorded before the shortcut existed; text that is not
+/// ASCII, a value that is no string and an unknown name go the ordinary
+/// way.
+#[test]
+fn case_changes_starting_a_chain_match_one_by_one() {
+    let json = serde_json::json!({"a": "Ada", "b": "LAX", "e": "Éva", "n": 3});
+    let map = match Value::from_json(&json).expect("converts") {
+        Value::Object(o) => o.map().clone(),
+        _ => Map::default(),
+    };
+    let mut all = String::new();
+    for ctx in [&map as &dyn xpr_vm::Context, &json] {
+        for src in [
+            r#"b.upper() + "-" + a"#,
+            r#"a.lower() + """#,
+            r#"a.upper() + "/" + b.lower() + ".""#,
+            r#"(a.lower() + "x").upper()"#,
+            r#"a.lower() + "x" + n"#,
+            r#"e.lower() + "!""#,
+            r#"n.lower() + "x""#,
+            r#"missing.upper() + "x""#,
+            r#"a.lower() + 1"#,
+        ] {
+            all.push_str(&format!("{src}\n{}\n", signature(src, ctx)));
+        }
+    }
+    common::assert_golden("fused__case_chain_starts", &all);
+}

@@ -332,6 +332,34 @@ impl Exec<'_> {
                                     continue;
                                 }
                             }
+                            // `name.lower() + "constant"` (or `upper()`) for
+                            // ASCII text `name`: the chain starts from the
+                            // text changed in case, never built on its own
+                            // (see `Exec::cased_chain`).
+                            if let (
+                                Some(&Op::CallMethod { method, argc: 0 }),
+                                Some(&Op::Const(c)),
+                                Some(Op::Add),
+                            ) = (code.get(ip), code.get(ip + 1), code.get(ip + 2))
+                                && let Some(to_upper) = parts
+                                    .methods
+                                    .get(method as usize)
+                                    .and_then(|m| stdlib::case_method(m.id))
+                                && let Some(Value::String(y)) = parts.constants.get(c as usize)
+                                && let Some(x) = match found {
+                                    Found::Text(s) => Some(s),
+                                    Found::Borrowed(v) => v.as_str(),
+                                    _ => None,
+                                }
+                                && stdlib::string::ascii_only(x)
+                            {
+                                let mut t = std::mem::take(&mut self.vm.text);
+                                t.clear();
+                                t.push_str(x);
+                                let r = self.cased_chain(program, code, &mut ip, t, to_upper, y);
+                                self.vm.stack.push(tri!(r));
+                                continue;
+                            }
                             // `name + "constant"` for a string `name`: the
                             // chain starts from its text, never pushed (or
                             // reference-counted).

@@ -67,6 +67,38 @@ impl Vm {
 }
 
 impl Exec<'_> {
+    /// `name.lower() + y` (or `upper()`), `y` a string constant, with `t`
+    /// the ASCII text of `name` in the VM's reused text buffer and `ip` on
+    /// the call (past the load, already charged): the call is charged as
+    /// the ordinary call of a string held elsewhere (its step, the call's
+    /// depth, the case change's fuel, its new string's memory: as a `Cased`
+    /// piece of [`Exec::concat`]), then the constant's and the `+`'s steps,
+    /// and the chain goes on from the text changed in place. `ip` ends as
+    /// [`Exec::concat`] leaves it.
+    #[cfg_attr(debug_assertions, inline(never))]
+    pub(super) fn cased_chain(
+        &mut self,
+        program: &Program,
+        code: &[Op],
+        ip: &mut usize,
+        mut t: String,
+        to_upper: bool,
+        y: &str,
+    ) -> Result<Value, Error> {
+        *ip += 1;
+        self.vm.step()?;
+        self.vm.enter()?;
+        self.vm.fuel(stdlib::string::ascii_case_fuel(t.len()))?;
+        self.vm.alloc(t.len() as u64)?;
+        self.vm.leave();
+        stdlib::string::set_ascii_case(&mut t, to_upper);
+        for _ in 0..2 {
+            *ip += 1;
+            self.vm.step()?;
+        }
+        self.concat(program, code, ip, t, y)
+    }
+
     /// The string `t + y`, `t` in the VM's reused text buffer and `ip`
     /// past the `Add`, then any further `+ "constant"`, `+ name` or
     /// `+ name.lower()` / `+ name.upper()` (ASCII text) of strings and a
