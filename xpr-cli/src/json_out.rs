@@ -337,6 +337,15 @@ fn itoa_buf(n: i64) -> Digits {
 
 /// Appends a JSON string literal: `"`, `\\`, and control characters escaped.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    // `string`'s short way, without a handing-on buffer (a column's cell).
+    let b = s.as_bytes();
+    if b.len() <= SHORT_STRING && plain_run(b, 0) == b.len() {
+        out.reserve(b.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(b);
+        out.push(b'"');
+        return;
+    }
     let mut never = |_: &[u8]| Ok(());
     // Nothing is handed on with no limit, so nothing can fail.
     let _ = string(&mut Out::new(out, usize::MAX, &mut never), s);

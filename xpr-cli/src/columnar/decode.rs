@@ -471,8 +471,17 @@ fn spread<T: Copy + Default>(vals: &mut Vec<T>, start: usize, rows: usize, valid
 
 /// Appends `dict[i]` for each index.
 fn gather<T: Copy + Default>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> Result<(), Corrupt> {
-    check_indices(indices, dict.len())?;
-    out.extend(indices.iter().map(|&i| dict.get(i as usize).copied().unwrap_or_default()));
+    let mut beyond = false;
+    out.extend(indices.iter().map(|&i| match dict.get(i as usize) {
+        Some(v) => *v,
+        None => {
+            beyond = true;
+            T::default()
+        }
+    }));
+    if beyond {
+        return Err(format!("a dictionary index beyond its {} entries", dict.len()));
+    }
     Ok(())
 }
 
@@ -484,6 +493,14 @@ fn check_indices(indices: &[u32], entries: usize) -> Result<(), Corrupt> {
         }
         _ => Ok(()),
     }
+}
+
+/// What [`Column::runs`] hands on.
+enum Step<'i> {
+    /// The next rows, to append as they come.
+    Rows(usize),
+    /// The dictionary indices of kept rows, each with a value.
+    Indices(&'i [u32]),
 }
 
 /// Rows read from a column before they become an array: values (a
@@ -525,7 +542,22 @@ impl Column {
                     data: Vec::new(),
                     ends: vec![0],
                 };
-                self.runs(n, keep, |c, m| c.append_strings(m, &mut out))?;
+                self.runs(n, keep, |c, step| match step {
+                    Step::Rows(m) => c.append_strings(m, &mut out),
+                    Step::Indices(indices) => {
+                        let entries = match &c.dict {
+                            Dict::Str(d) => d.len(),
+                            _ => 0,
+                        };
+                        check_indices(indices, entries)?;
+                        // Below `entries`, itself below 2^31 (a string array's).
+                        out.keys.extend(indices.iter().map(|&i| i as i32));
+                        if let Some(valid) = &mut out.valid {
+                            valid.append_n(indices.len(), true);
+                        }
+                        Ok(())
+                    }
+                })?;
                 self.finish_strings(out)
             }
         }
@@ -539,7 +571,16 @@ impl Column {
     ) -> Result<ArrayRef, Corrupt> {
         let valid = self.pages.optional.then(|| BooleanBufferBuilder::new(kept));
         let mut out = FixedOut(Vec::with_capacity(kept), valid);
-        self.runs(n, keep, |c, m| c.append_fixed::<T>(m, &mut out))?;
+        self.runs(n, keep, |c, step| match step {
+            Step::Rows(m) => c.append_fixed::<T>(m, &mut out),
+            Step::Indices(indices) => {
+                gather(T::dict(&c.dict), indices, &mut out.0)?;
+                if let Some(valid) = &mut out.1 {
+                    valid.append_n(indices.len(), true);
+                }
+                Ok(())
+            }
+        })?;
         let FixedOut(vals, valid) = out;
         let nulls = valid.map(|mut v| NullBuffer::new(v.finish()));
         let array = PrimitiveArray::<T::Arrow>::try_new(ScalarBuffer::from(vals), nulls)
@@ -547,24 +588,75 @@ impl Column {
         Ok(Arc::new(array))
     }
 
-    /// Over the next `n` rows: `append` for each run of kept rows (all
-    /// when `keep` is `None`), the others skipped.
+    /// Over the next `n` rows, only those set in `keep` when given (the
+    /// others passed over): `put` of `Step::Rows` for rows to append as
+    /// they come, or of `Step::Indices` for the dictionary indices of kept
+    /// rows that all have a value (picked out of a dictionary page one by
+    /// one: late filters keep few rows).
     fn runs(
         &mut self,
         n: usize,
         keep: Option<&arrow_buffer::BooleanBuffer>,
-        mut append: impl FnMut(&mut Column, usize) -> Result<(), Corrupt>,
+        mut put: impl FnMut(&mut Column, Step<'_>) -> Result<(), Corrupt>,
     ) -> Result<(), Corrupt> {
         let Some(keep) = keep else {
-            return append(self, n);
+            return put(self, Step::Rows(n));
         };
-        let mut at = 0;
-        for (start, end) in keep.set_slices() {
-            self.skip(start - at)?;
-            append(self, end - start)?;
+        let kept: Vec<usize> = keep.set_indices().collect();
+        let (mut at, mut i) = (0, 0);
+        while at < n {
+            if self.pages.left == 0 {
+                self.next_page()?;
+                continue;
+            }
+            let end = at + (n - at).min(self.pages.left);
+            let j = i + kept[i..].partition_point(|&p| p < end);
+            if self.pick(end - at, kept[i..j].iter().map(|p| p - at))? {
+                let indices = std::mem::take(&mut self.indices);
+                let done = put(self, Step::Indices(&indices));
+                self.indices = indices;
+                done?;
+            } else {
+                for &p in &kept[i..j] {
+                    self.skip(p - at)?;
+                    put(self, Step::Rows(1))?;
+                    at = p + 1;
+                }
+                self.skip(end - at)?;
+            }
             at = end;
+            i = j;
         }
-        self.skip(n - at)
+        Ok(())
+    }
+
+    /// For the next `m` rows, all in the current data page: when it is
+    /// dictionary-encoded and each of the rows has a value, the indices
+    /// of those at `positions` (ascending, below `m`) into
+    /// [`Column::indices`], the rows passed over; else `false`, nothing
+    /// read.
+    fn pick(&mut self, m: usize, positions: impl Iterator<Item = usize>) -> Result<bool, Corrupt> {
+        let Encoded::Dict(values) = &mut self.pages.values else {
+            return Ok(false);
+        };
+        if let Some(levels) = &mut self.pages.levels
+            && !levels.all_ones(m)?
+        {
+            return Ok(false);
+        }
+        self.indices.clear();
+        let mut at = 0;
+        for p in positions {
+            values.skip(p - at)?;
+            values.read(1, &mut self.indices)?;
+            at = p + 1;
+        }
+        values.skip(m - at)?;
+        if let Some(levels) = &mut self.pages.levels {
+            levels.skip(m)?;
+        }
+        self.pages.left -= m;
+        Ok(true)
     }
 
     /// Moves to the next data page, taking in a dictionary page met on

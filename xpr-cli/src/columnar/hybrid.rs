@@ -155,6 +155,18 @@ impl Hybrid {
         Ok(())
     }
 
+    /// Whether each of the next `n` values is 1 (definition levels: all
+    /// present), in the run under way.
+    ///
+    /// # Errors
+    /// The data ends where a run should start.
+    pub(super) fn all_ones(&mut self, n: usize) -> Result<bool, Corrupt> {
+        if matches!(self.run, Run::Repeat { left: 0, .. } | Run::Packed { left: 0, .. }) {
+            self.next_run()?;
+        }
+        Ok(matches!(self.run, Run::Repeat { value: 1, left } if left >= n))
+    }
+
     /// Passes over the next `n` values.
     ///
     /// # Errors
