@@ -40,6 +40,8 @@ cargo test --manifest-path xpr-arrow/Cargo.toml
 
 echo "== xpr-cli --features columnar: Parquet and Arrow IPC in xpr run"
 cargo test -p xpr-cli --features columnar --test cli cli_columnar
+# xpr's own Parquet page decoding against parquet's reader, and damaged files.
+cargo test -p xpr-cli --features columnar --bin xpr columnar::
 
 echo "== xpr-python: the wheel, then pytest"
 bash xpr-python/run_tests.sh

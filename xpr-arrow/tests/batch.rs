@@ -586,3 +586,72 @@ fn arithmetic_on_computed_operands_keeps_operand_order() {
         assert!(cols.rows_on_vm < n as usize, "{src}");
     }
 }
+
+#[test]
+fn dictionary_string_columns_read_as_their_strings() {
+    use arrow_array::DictionaryArray;
+    use arrow_array::types::Int32Type;
+    let n = 300;
+    let words = StringArray::from(vec!["sfo", "Jfk", "", "Los Angeles", "ÉVRY"]);
+    // A dictionary with a null string: its rows are null, as a null key's.
+    let with_null = StringArray::from(vec![Some("x"), None, Some("yz")]);
+    let keys = |m: i32, nulls: bool| {
+        arrow_array::Int32Array::from(
+            (0..n)
+                .map(|i| (!nulls || i % 7 != 3).then_some((i * 5 + i / 3) % m))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let dict = |k, v: &StringArray| {
+        Arc::new(DictionaryArray::<Int32Type>::try_new(k, Arc::new(v.clone())).unwrap()) as ArrayRef
+    };
+    let plain = |k: &arrow_array::Int32Array, v: &StringArray| {
+        let cells: Vec<Option<String>> = (0..k.len())
+            .map(|i| {
+                (k.is_valid(i) && v.is_valid(k.value(i) as usize))
+                    .then(|| v.value(k.value(i) as usize).to_string())
+            })
+            .collect();
+        Arc::new(StringArray::from(cells)) as ArrayRef
+    };
+    let (ka, kb) = (keys(5, true), keys(3, false));
+    let as_dict = RecordBatch::try_from_iter([
+        ("a", dict(ka.clone(), &words)),
+        ("b", dict(kb.clone(), &with_null)),
+    ])
+    .unwrap();
+    let as_plain =
+        RecordBatch::try_from_iter([("a", plain(&ka, &words)), ("b", plain(&kb, &with_null))])
+            .unwrap();
+    let by_rows = BatchOptions {
+        row_by_row: true,
+        ..opts(OnError::Null)
+    };
+    for src in [
+        "a",
+        r#"a + "-" + b"#,
+        r#"a.lower() + " -> " + b.upper()"#,
+        r#"a == "sfo" || b == "yz""#,
+        "a.length > 2",
+        r#"(a ?? "none") + (b ?? "?")"#,
+        r#"a.startsWith("J") ? 1 : 2"#,
+        "`${a}/${b}`",
+    ] {
+        let p = Engine::new().compile(src).unwrap();
+        for (d, s) in [
+            (&as_dict, &as_plain),
+            (&as_dict.slice(7, 200), &as_plain.slice(7, 200)),
+        ] {
+            let cols = evaluate_batch_report(&p, d, &opts(OnError::Null)).unwrap();
+            let plain = evaluate_batch_report(&p, s, &opts(OnError::Null)).unwrap();
+            let rows = evaluate_batch_report(&p, d, &by_rows).unwrap();
+            assert_eq!(cols.values.as_ref(), plain.values.as_ref(), "{src}");
+            assert_eq!(cols.values.as_ref(), rows.values.as_ref(), "{src}");
+            let failed =
+                |e: &xpr_arrow::Evaluation| e.errors.iter().map(|(r, _)| *r).collect::<Vec<_>>();
+            assert_eq!(failed(&cols), failed(&plain), "{src}");
+            assert_eq!(cols.fuel_used, plain.fuel_used, "{src}: the same charges");
+            assert!(cols.fuel_used >= rows.fuel_used, "{src}");
+        }
+    }
+}

@@ -145,7 +145,9 @@ impl Reader {
                         let source = source.clone();
                         self.current = None;
                         let group = self.groups.as_mut();
-                        if let Some((g, verdicts)) = group.and_then(|g| Some((g.schema(), g.take_verdicts()?))) {
+                        if let Some((g, verdicts)) =
+                            group.and_then(|g| Some((g.schema(), g.take_verdicts()?)))
+                        {
                             let empty = RecordBatch::new_empty(g);
                             let work = Work::Verdicts(verdicts);
                             return Ok(Some(self.taken(source, 1, empty, work)));

@@ -358,7 +358,7 @@ impl Eval<'_> {
                     let o = a.value_offsets();
                     (o[o.len() - 1] - o[0]) as u64
                 }
-                Strs::Dict(keys, values) if sel.is_all() => {
+                Strs::Dict(keys, nulls, values) if sel.is_all() => {
                     let o = values.value_offsets();
                     let len = |k: i32| {
                         let k = usize::try_from(k).unwrap_or(usize::MAX);
@@ -367,7 +367,14 @@ impl Eval<'_> {
                             _ => 0,
                         }
                     };
-                    keys.iter().map(|&k| len(k)).sum()
+                    match nulls {
+                        None => keys.iter().map(|&k| len(k)).sum(),
+                        Some(n) => keys
+                            .iter()
+                            .zip(n.iter())
+                            .map(|(&k, valid)| if valid { len(k) } else { 0 })
+                            .sum(),
+                    }
                 }
                 _ => (0..self.rows)
                     .filter(|i| selected(sel, *i))

@@ -5,6 +5,7 @@
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int32Type;
 use arrow_array::{Array, StringArray, StringViewArray};
+use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
 /// Numbers: a column's own buffer, a computed vector, or one constant.
@@ -68,8 +69,9 @@ pub(crate) enum Strs<'a> {
     Utf8(&'a StringArray),
     LargeUtf8(&'a arrow_array::LargeStringArray),
     View(&'a StringViewArray),
-    /// A `Dictionary(Int32, Utf8)` column: its keys and its strings.
-    Dict(&'a [i32], &'a StringArray),
+    /// A `Dictionary(Int32, Utf8)` column: its keys, which are null, and
+    /// its strings.
+    Dict(&'a [i32], Option<&'a NullBuffer>, &'a StringArray),
     Owned(StrBuf),
     Scalar(&'a str),
 }
@@ -83,7 +85,11 @@ impl<'a> Strs<'a> {
             DataType::Utf8View => Strs::View(array.as_string_view()),
             DataType::Dictionary(k, v) if dictionary_of_strings(k, v) => {
                 let d = array.as_dictionary::<Int32Type>();
-                Strs::Dict(d.keys().values(), d.values().as_string::<i32>())
+                Strs::Dict(
+                    d.keys().values(),
+                    d.keys().nulls(),
+                    d.values().as_string::<i32>(),
+                )
             }
             _ => return None,
         })
@@ -96,9 +102,12 @@ impl<'a> Strs<'a> {
             Strs::Utf8(a) => a.value(i),
             Strs::LargeUtf8(a) => a.value(i),
             Strs::View(a) => a.value(i),
-            // A null cell's key may be anything: the empty string then.
-            Strs::Dict(keys, values) => match usize::try_from(keys[i]) {
-                Ok(k) if k < values.len() => values.value(k),
+            // A null key may hold anything: its cell is empty, as a
+            // string column's null cell usually is.
+            Strs::Dict(keys, nulls, values) => match usize::try_from(keys[i]) {
+                Ok(k) if k < values.len() && !nulls.is_some_and(|n| n.is_null(i)) => {
+                    values.value(k)
+                }
                 _ => "",
             },
             Strs::Owned(b) => b.get(i),

@@ -95,23 +95,29 @@ impl Fast {
                 (Physical::INT64, DataType::Int64) => Ty::I64,
                 (Physical::FLOAT, DataType::Float32) => Ty::F32,
                 (Physical::DOUBLE, DataType::Float64) => Ty::F64,
-                (Physical::BYTE_ARRAY, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => {
-                    Ty::Str
-                }
+                (
+                    Physical::BYTE_ARRAY,
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View,
+                ) => Ty::Str,
                 _ => return None,
             };
             let chunk = chunks.column(i);
             let known = chunk.encodings().all(|e| {
                 matches!(
                     e,
-                    Encoding::PLAIN | Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY | Encoding::RLE
+                    Encoding::PLAIN
+                        | Encoding::PLAIN_DICTIONARY
+                        | Encoding::RLE_DICTIONARY
+                        | Encoding::RLE
                 )
             });
             if leaf.max_rep_level() != 0 || leaf.max_def_level() > 1 || !known {
                 return None;
             }
             let data_type = match ty {
-                Ty::Str => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                Ty::Str => {
+                    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+                }
                 _ => field.data_type().clone(),
             };
             let field = Field::new(field.name(), data_type, field.is_nullable())
@@ -121,8 +127,10 @@ impl Fast {
         let late = match late {
             None => None,
             Some((reads, judge)) => {
-                let at: Option<Vec<usize>> =
-                    reads.iter().map(|r| columns.iter().position(|c| c == r)).collect();
+                let at: Option<Vec<usize>> = reads
+                    .iter()
+                    .map(|r| columns.iter().position(|c| c == r))
+                    .collect();
                 let at = at?;
                 let fields: Vec<Field> = at.iter().map(|&p| plan[p].3.clone()).collect();
                 Some((at, Arc::new(Schema::new(fields)), judge))
@@ -289,7 +297,9 @@ impl Pages {
                 if !self.optional {
                     (buf, num_values, encoding, None)
                 } else if def_level_encoding != Encoding::RLE {
-                    return Err(format!("definition levels in {def_level_encoding} encoding"));
+                    return Err(format!(
+                        "definition levels in {def_level_encoding} encoding"
+                    ));
                 } else {
                     let len = buf
                         .get(..4)
@@ -297,7 +307,12 @@ impl Pages {
                         .ok_or("a page shorter than its levels")?;
                     let end = len.checked_add(4).filter(|&e| e <= buf.len());
                     let end = end.ok_or("a page shorter than its levels")?;
-                    (buf.slice(end..), num_values, encoding, Some(buf.slice(4..end)))
+                    (
+                        buf.slice(end..),
+                        num_values,
+                        encoding,
+                        Some(buf.slice(4..end)),
+                    )
                 }
             }
             Page::DataPageV2 {
@@ -333,7 +348,11 @@ impl Pages {
 
     /// The next `m` rows' levels (at most [`Pages::left`]): their validity
     /// appended to `valid` (nullable columns); answers how many have a value.
-    fn levels(&mut self, m: usize, valid: Option<&mut BooleanBufferBuilder>) -> Result<usize, Corrupt> {
+    fn levels(
+        &mut self,
+        m: usize,
+        valid: Option<&mut BooleanBufferBuilder>,
+    ) -> Result<usize, Corrupt> {
         match (&mut self.levels, valid) {
             (Some(levels), Some(valid)) => levels.read_levels(m, Some(valid)),
             _ => Ok(m),
@@ -369,7 +388,11 @@ struct Column {
 /// run (callgrind: 18 of 71 million instructions, issue 16's W1).
 #[allow(unsafe_code)]
 fn dictionary(keys: PrimitiveArray<Int32Type>, values: ArrayRef) -> DictionaryArray<Int32Type> {
-    debug_assert!(keys.iter().flatten().all(|k| usize::try_from(k).is_ok_and(|k| k < values.len())));
+    debug_assert!(
+        keys.iter()
+            .flatten()
+            .all(|k| usize::try_from(k).is_ok_and(|k| k < values.len()))
+    );
     // SAFETY: `try_new` would succeed: the keys are `Int32` and every one
     // was checked against the dictionary's length before it was stored
     // (`read_strings`: the indices of a dictionary page, the positions of
@@ -416,7 +439,10 @@ fn plain<T: Fixed>(buf: &[u8], count: usize) -> Result<Vec<T>, Corrupt> {
         .checked_mul(T::WIDTH)
         .filter(|&b| b <= buf.len())
         .ok_or("plain values cut short")?;
-    Ok(buf[..bytes].chunks_exact(T::WIDTH).map(T::from_le).collect())
+    Ok(buf[..bytes]
+        .chunks_exact(T::WIDTH)
+        .map(T::from_le)
+        .collect())
 }
 
 /// Appends `count` plain strings from `buf` at `*pos` to `data`/`ends`.
@@ -455,7 +481,12 @@ fn strings(data: Vec<u8>, ends: Vec<i32>) -> Result<StringArray, Corrupt> {
 
 /// Spreads the `present` values at `vals[start..]` over the `rows` rows
 /// from `start`, by the validity bits from `start` (nulls get defaults).
-fn spread<T: Copy + Default>(vals: &mut Vec<T>, start: usize, rows: usize, valid: &BooleanBufferBuilder) {
+fn spread<T: Copy + Default>(
+    vals: &mut Vec<T>,
+    start: usize,
+    rows: usize,
+    valid: &BooleanBufferBuilder,
+) {
     let present = vals.len() - start;
     vals.resize(start + rows, T::default());
     let mut from = start + present;
@@ -480,7 +511,10 @@ fn gather<T: Copy + Default>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> R
         }
     }));
     if beyond {
-        return Err(format!("a dictionary index beyond its {} entries", dict.len()));
+        return Err(format!(
+            "a dictionary index beyond its {} entries",
+            dict.len()
+        ));
     }
     Ok(())
 }
@@ -702,7 +736,11 @@ impl Column {
                     }
                 }
                 (Encoded::Plain(_, pos), ty) => {
-                    let width = if matches!(ty, Ty::I64 | Ty::F64) { 8 } else { 4 };
+                    let width = if matches!(ty, Ty::I64 | Ty::F64) {
+                        8
+                    } else {
+                        4
+                    };
                     *pos = pos.saturating_add(present * width);
                 }
             }
@@ -727,7 +765,9 @@ impl Column {
             match &mut self.pages.values {
                 Encoded::Plain(buf, pos) => {
                     let bytes = present * T::WIDTH;
-                    let raw = buf.get(*pos..*pos + bytes).ok_or("plain values cut short")?;
+                    let raw = buf
+                        .get(*pos..*pos + bytes)
+                        .ok_or("plain values cut short")?;
                     vals.extend(raw.chunks_exact(T::WIDTH).map(T::from_le));
                     *pos += bytes;
                 }
@@ -799,7 +839,10 @@ impl Column {
             (Dict::None, _) => Arc::new(strings(data, ends)?),
             (Dict::Str(d), _) => {
                 // Plain pages after dictionary ones: one array of both.
-                let d = d.as_any().downcast_ref::<StringArray>().ok_or("a dictionary")?;
+                let d = d
+                    .as_any()
+                    .downcast_ref::<StringArray>()
+                    .ok_or("a dictionary")?;
                 let base = d.value_offsets();
                 let (first, last) = (base[0], base[base.len() - 1]);
                 let mut all = d.value_data()[first as usize..last as usize].to_vec();

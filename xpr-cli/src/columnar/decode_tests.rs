@@ -12,8 +12,8 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type};
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, Float32Array, Float64Array, Int32Array, Int64Array,
-    RecordBatch, StringArray,
+    Array, ArrayRef, BooleanArray, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray,
 };
 use arrow_schema::DataType;
 use parquet::arrow::ArrowWriter;
@@ -198,7 +198,10 @@ fn other_encodings(file: &File) -> bool {
             c.encodings().any(|e| {
                 !matches!(
                     e,
-                    Encoding::PLAIN | Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY | Encoding::RLE
+                    Encoding::PLAIN
+                        | Encoding::PLAIN_DICTIONARY
+                        | Encoding::RLE_DICTIONARY
+                        | Encoding::RLE
                 )
             })
         })
@@ -241,7 +244,10 @@ fn fast_reads_what_parquet_reads() {
         let (_path, file) = write(&[b], properties(&mut rng));
         if other_encodings(&file) {
             let none = fast(&file, &[0, 1, 2, 3, 4, 5], 64, || None).expect("file");
-            assert!(none.is_none(), "case {case}: decoded an encoding it leaves to parquet");
+            assert!(
+                none.is_none(),
+                "case {case}: decoded an encoding it leaves to parquet"
+            );
             continue;
         }
         decoded += 1;
@@ -251,8 +257,14 @@ fn fast_reads_what_parquet_reads() {
         for columns in [all, some, vec![]] {
             let want = reference(&file, &columns);
             let batch_rows = [1, 7, 64, 1024, 8192][rng.below(5) as usize];
-            let got = fast(&file, &columns, batch_rows, || None).expect("file").expect("decoded");
-            assert_eq!(rows_of(&got), rows_of(&want), "case {case}, columns {columns:?}");
+            let got = fast(&file, &columns, batch_rows, || None)
+                .expect("file")
+                .expect("decoded");
+            assert_eq!(
+                rows_of(&got),
+                rows_of(&want),
+                "case {case}, columns {columns:?}"
+            );
             assert_eq!(
                 got.iter().map(RecordBatch::num_rows).sum::<usize>(),
                 want.iter().map(RecordBatch::num_rows).sum::<usize>(),
@@ -332,7 +344,10 @@ fn late_reading_keeps_the_rows_the_judge_keeps() {
 #[test]
 fn unsupported_columns_are_left_to_parquet() {
     let b = RecordBatch::try_from_iter([
-        ("b", Arc::new(BooleanArray::from(vec![true, false])) as ArrayRef),
+        (
+            "b",
+            Arc::new(BooleanArray::from(vec![true, false])) as ArrayRef,
+        ),
         ("n", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
     ])
     .expect("batch");
@@ -353,7 +368,8 @@ fn damaged_files_give_errors_not_panics() {
         let clean = std::fs::read(&path.0).expect("read");
         // The footer stays intact (a damaged footer is parquet's to
         // refuse); pages are damaged byte by byte.
-        let footer = u32::from_le_bytes(clean[clean.len() - 8..clean.len() - 4].try_into().unwrap());
+        let footer =
+            u32::from_le_bytes(clean[clean.len() - 8..clean.len() - 4].try_into().unwrap());
         let body = clean.len() - 8 - footer as usize;
         for _ in 0..40 {
             let mut bytes = clean.clone();
@@ -362,7 +378,9 @@ fn damaged_files_give_errors_not_panics() {
                 bytes[at] ^= 1 << rng.below(8);
             }
             let damaged = tempfile_path::Path::new();
-            File::create(&damaged.0).and_then(|mut f| f.write_all(&bytes)).expect("write");
+            File::create(&damaged.0)
+                .and_then(|mut f| f.write_all(&bytes))
+                .expect("write");
             let file = File::open(&damaged.0).expect("open");
             let columns: Vec<usize> = (0..6).collect();
             // Any outcome but a panic.

@@ -27,6 +27,9 @@ use xpr_arrow::BatchOptions;
 use super::decode::{Fast, Judge};
 use super::{SHOWN_ERRORS, keep_mask};
 
+/// A row group's batches.
+pub(super) type Batches = Box<dyn RecordBatchReader + Send>;
+
 /// What the predicate gave over one row group, besides its kept rows.
 #[derive(Debug, Default)]
 pub(super) struct Verdicts {
@@ -126,7 +129,7 @@ impl Groups {
     /// An unreadable file (the text of parquet's error).
     pub(super) fn next_group(
         &mut self,
-    ) -> Result<Option<(Box<dyn RecordBatchReader + Send>, u64)>, String> {
+    ) -> Result<Option<(Batches, u64)>, String> {
         let groups = self.meta.metadata().row_groups();
         let Some(group) = groups.get(self.group) else {
             return Ok(None);
@@ -139,11 +142,20 @@ impl Groups {
         self.verdicts = self.late.then(|| verdicts.clone());
         if self.fast {
             let late = self.predicate.as_ref().map(|(reads, program, options)| {
-                let mut judge = judge(program.clone(), options.clone(), first_row, verdicts.clone());
+                let mut judge = judge(
+                    program.clone(),
+                    options.clone(),
+                    first_row,
+                    verdicts.clone(),
+                );
                 let verdicts = verdicts.clone();
                 let judge: Judge = Box::new(move |batch| {
                     let keep = judge(batch).ok()?;
-                    let fatal = verdicts.lock().unwrap_or_else(|p| p.into_inner()).fatal.is_some();
+                    let fatal = verdicts
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .fatal
+                        .is_some();
                     (!fatal).then_some(keep)
                 });
                 (reads.clone(), judge)

@@ -19,7 +19,11 @@ enum Run {
     Repeat { value: u32, left: usize },
     /// `left` more packed values, the next one at bit `bit` of the data;
     /// the run's values start at bit `base` (groups of 8 from there).
-    Packed { base: usize, bit: usize, left: usize },
+    Packed {
+        base: usize,
+        bit: usize,
+        left: usize,
+    },
 }
 
 /// A reader of one hybrid-encoded stream of `width`-bit values.
@@ -76,10 +80,7 @@ impl Hybrid {
                 .get(self.pos..self.pos + bytes)
                 .ok_or("a repeated run cut short")?;
             self.pos += bytes;
-            let value = raw
-                .iter()
-                .rev()
-                .fold(0u32, |v, &b| (v << 8) | u32::from(b));
+            let value = raw.iter().rev().fold(0u32, |v, &b| (v << 8) | u32::from(b));
             if self.width < 32 && value >> self.width != 0 {
                 return Err(format!("a repeated value wider than {} bits", self.width));
             }
@@ -88,9 +89,7 @@ impl Hybrid {
             let values = count.checked_mul(8).ok_or("a run too long")?;
             let bytes = count.saturating_mul(self.width as usize);
             let room = self.data.len() - self.pos;
-            let left = if bytes <= room {
-                values
-            } else if self.width == 0 {
+            let left = if bytes <= room || self.width == 0 {
                 values
             } else {
                 room * 8 / self.width as usize
@@ -161,7 +160,10 @@ impl Hybrid {
     /// # Errors
     /// The data ends where a run should start.
     pub(super) fn all_ones(&mut self, n: usize) -> Result<bool, Corrupt> {
-        if matches!(self.run, Run::Repeat { left: 0, .. } | Run::Packed { left: 0, .. }) {
+        if matches!(
+            self.run,
+            Run::Repeat { left: 0, .. } | Run::Packed { left: 0, .. }
+        ) {
             self.next_run()?;
         }
         Ok(matches!(self.run, Run::Repeat { value: 1, left } if left >= n))
@@ -248,7 +250,11 @@ impl Hybrid {
 /// few loads and shifts.
 fn unpack_groups(bytes: &[u8], width: u32, out: &mut [u32]) {
     fn by<const W: usize>(bytes: &[u8], out: &mut [u32]) {
-        let mask = if W == 32 { u64::from(u32::MAX) } else { (1u64 << W) - 1 };
+        let mask = if W == 32 {
+            u64::from(u32::MAX)
+        } else {
+            (1u64 << W) - 1
+        };
         for (group, dst) in bytes.chunks_exact(W).zip(out.chunks_exact_mut(8)) {
             let mut buf = [0u8; 40];
             buf[..W].copy_from_slice(group);
@@ -346,7 +352,11 @@ mod tests {
     /// given as `count` groups of 8 from `value` upward, `true`).
     fn encode(width: u32, runs: &[(u32, usize, bool)]) -> (Vec<u8>, Vec<u32>) {
         let (mut data, mut want) = (Vec::new(), Vec::new());
-        let mask = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+        let mask = if width == 32 {
+            u32::MAX
+        } else {
+            (1u32 << width) - 1
+        };
         for &(value, count, packed) in runs {
             if packed {
                 uleb((count as u64) << 1 | 1, &mut data);
@@ -367,10 +377,20 @@ mod tests {
     #[test]
     fn runs_of_every_width_read_in_any_steps() {
         for width in 0..=32 {
-            let mask = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+            let mask = if width == 32 {
+                u32::MAX
+            } else {
+                (1u32 << width) - 1
+            };
             let (data, want) = encode(
                 width,
-                &[(mask, 3, false), (7, 2, true), (0, 1, false), (5, 130, true), (mask / 2, 600, false)],
+                &[
+                    (mask, 3, false),
+                    (7, 2, true),
+                    (0, 1, false),
+                    (5, 130, true),
+                    (mask / 2, 600, false),
+                ],
             );
             for step in [1, 3, 8, 17, 1000, 5000] {
                 let mut h = Hybrid::new(Bytes::from(data.clone()), width).unwrap();
@@ -380,7 +400,10 @@ mod tests {
                     h.read(n, &mut got).unwrap();
                 }
                 assert_eq!(got, want, "width {width}, steps of {step}");
-                assert!(h.read(1, &mut got).is_err(), "width {width}: reads past the end");
+                assert!(
+                    h.read(1, &mut got).is_err(),
+                    "width {width}: reads past the end"
+                );
             }
         }
     }
@@ -414,7 +437,10 @@ mod tests {
 
     #[test]
     fn levels_count_the_present_and_refuse_deeper_ones() {
-        let (data, want) = encode(1, &[(1, 10, false), (0, 3, true), (0, 4, false), (1, 1, true)]);
+        let (data, want) = encode(
+            1,
+            &[(1, 10, false), (0, 3, true), (0, 4, false), (1, 1, true)],
+        );
         let mut h = Hybrid::new(Bytes::from(data), 1).unwrap();
         let mut valid = arrow_buffer::BooleanBufferBuilder::new(0);
         let mut present = 0;
@@ -422,7 +448,9 @@ mod tests {
             let n = step.min(want.len() - valid.len());
             present += h.read_levels(n, Some(&mut valid)).unwrap();
         }
-        let bits: Vec<u32> = (0..valid.len()).map(|i| u32::from(valid.get_bit(i))).collect();
+        let bits: Vec<u32> = (0..valid.len())
+            .map(|i| u32::from(valid.get_bit(i)))
+            .collect();
         assert_eq!(bits, want);
         assert_eq!(present, want.iter().filter(|&&l| l == 1).count());
         let (data, _) = encode(2, &[(2, 1, false)]);

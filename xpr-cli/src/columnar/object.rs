@@ -159,9 +159,11 @@ impl<'a> Cells<'a> {
     fn of(values: &'a ArrayRef, json_text: bool) -> Option<Self> {
         let typed = match values.data_type() {
             DataType::Boolean => Typed::Bool(values.as_boolean()),
-            DataType::Float64 => {
-                Typed::Number(values.as_primitive::<arrow_array::types::Float64Type>().values())
-            }
+            DataType::Float64 => Typed::Number(
+                values
+                    .as_primitive::<arrow_array::types::Float64Type>()
+                    .values(),
+            ),
             DataType::Utf8 => Typed::Text(values.as_string::<i32>(), json_text),
             _ => return None,
         };

@@ -41,7 +41,11 @@ pub(super) fn write(out: &mut Vec<u8>, batch: &RecordBatch) -> Result<(), Error>
             k
         })
         .collect();
-    let columns: Vec<Column<'_>> = batch.columns().iter().map(|c| Column::of(c.as_ref())).collect();
+    let columns: Vec<Column<'_>> = batch
+        .columns()
+        .iter()
+        .map(|c| Column::of(c.as_ref()))
+        .collect();
     for row in 0..batch.num_rows() {
         out.push(b'{');
         for (key, column) in keys.iter().zip(&columns) {
