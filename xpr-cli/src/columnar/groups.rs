@@ -127,9 +127,7 @@ impl Groups {
     ///
     /// # Errors
     /// An unreadable file (the text of parquet's error).
-    pub(super) fn next_group(
-        &mut self,
-    ) -> Result<Option<(Batches, u64)>, String> {
+    pub(super) fn next_group(&mut self) -> Result<Option<(Batches, u64)>, String> {
         let groups = self.meta.metadata().row_groups();
         let Some(group) = groups.get(self.group) else {
             return Ok(None);
