@@ -1,10 +1,13 @@
 //! Parquet files read a row group at a time.
 //!
+//! A group is decoded by [`Fast`] when it can be (the common flat types
+//! and encodings, NDJSON out), else by parquet's arrow reader.
+//!
 //! `--filter`, late: when the predicate reads only some of the file's
 //! columns, those are decoded first and the predicate evaluated on them
-//! (parquet's `RowFilter`, batch by batch, every row within the per-run
-//! limits as on the plain path); the other columns are then decoded for
-//! the kept rows only. A filter that keeps few rows of a wide file
+//! (batch by batch, every row within the per-run limits as on the plain
+//! path: by [`Fast`] as it reads, or through parquet's `RowFilter`); the
+//! other columns are then decoded for the kept rows only. A filter that keeps few rows of a wide file
 //! decodes little more than its predicate's columns. Output and errors
 //! are the plain path's: the kept rows in order, each failing row counted
 //! and the first ones reported with its row number, `--on-error fail`
