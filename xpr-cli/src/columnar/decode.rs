@@ -49,6 +49,19 @@ enum Ty {
 /// or `None` when no further row of the group is to be kept.
 pub(super) type Judge = Box<dyn FnMut(RecordBatch) -> Option<BooleanArray> + Send>;
 
+impl Ty {
+    /// The bytes of a plain value (strings: not fixed, 0).
+    fn width(self) -> usize {
+        match self {
+            Ty::I32 => i32::WIDTH,
+            Ty::I64 => i64::WIDTH,
+            Ty::F32 => f32::WIDTH,
+            Ty::F64 => f64::WIDTH,
+            Ty::Str => 0,
+        }
+    }
+}
+
 /// A row group's columns decoded batch by batch.
 pub(super) struct Fast {
     schema: SchemaRef,
@@ -519,6 +532,14 @@ fn gather<T: Copy + Default>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> R
     Ok(())
 }
 
+/// Appends dictionary `indices` as keys, each checked to be below
+/// `entries` (a string array's length, so below 2^31).
+fn push_keys(keys: &mut Vec<i32>, indices: &[u32], entries: usize) -> Result<(), Corrupt> {
+    check_indices(indices, entries)?;
+    keys.extend(indices.iter().map(|&i| i as i32));
+    Ok(())
+}
+
 /// Checks every index is below `entries` (a loop that vectorises).
 fn check_indices(indices: &[u32], entries: usize) -> Result<(), Corrupt> {
     match indices.iter().copied().max() {
@@ -579,13 +600,7 @@ impl Column {
                 self.runs(n, keep, |c, step| match step {
                     Step::Rows(m) => c.append_strings(m, &mut out),
                     Step::Indices(indices) => {
-                        let entries = match &c.dict {
-                            Dict::Str(d) => d.len(),
-                            _ => 0,
-                        };
-                        check_indices(indices, entries)?;
-                        // Below `entries`, itself below 2^31 (a string array's).
-                        out.keys.extend(indices.iter().map(|&i| i as i32));
+                        push_keys(&mut out.keys, indices, c.dict_entries())?;
                         if let Some(valid) = &mut out.valid {
                             valid.append_n(indices.len(), true);
                         }
@@ -616,7 +631,9 @@ impl Column {
             }
         })?;
         let FixedOut(vals, valid) = out;
-        let nulls = valid.map(|mut v| NullBuffer::new(v.finish()));
+        let nulls = valid
+            .map(|mut v| NullBuffer::new(v.finish()))
+            .filter(|n| n.null_count() > 0);
         let array = PrimitiveArray::<T::Arrow>::try_new(ScalarBuffer::from(vals), nulls)
             .map_err(|e| e.to_string())?;
         Ok(Arc::new(array))
@@ -736,12 +753,7 @@ impl Column {
                     }
                 }
                 (Encoded::Plain(_, pos), ty) => {
-                    let width = if matches!(ty, Ty::I64 | Ty::F64) {
-                        8
-                    } else {
-                        4
-                    };
-                    *pos = pos.saturating_add(present * width);
+                    *pos = pos.saturating_add(present * ty.width());
                 }
             }
             self.pages.left -= m;
@@ -750,9 +762,21 @@ impl Column {
         Ok(())
     }
 
-    /// Appends the next `n` rows to `out`.
-    fn append_fixed<T: Fixed>(&mut self, n: usize, out: &mut FixedOut<T>) -> Result<(), Corrupt> {
-        let FixedOut(vals, valid) = out;
+    /// Over the next `n` rows, page by page: each run of `m` rows within
+    /// one data page has its levels read (validity appended to `valid`,
+    /// for a nullable column) and is handed to `take` with how many of the
+    /// rows have a value, `m`, and the validity so far.
+    fn page_runs(
+        &mut self,
+        n: usize,
+        mut valid: Option<&mut BooleanBufferBuilder>,
+        mut take: impl FnMut(
+            &mut Column,
+            usize,
+            usize,
+            Option<&BooleanBufferBuilder>,
+        ) -> Result<(), Corrupt>,
+    ) -> Result<(), Corrupt> {
         let mut need = n;
         while need > 0 {
             if self.pages.left == 0 {
@@ -760,9 +784,20 @@ impl Column {
                 continue;
             }
             let m = need.min(self.pages.left);
+            let present = self.pages.levels(m, valid.as_deref_mut())?;
+            take(self, present, m, valid.as_deref())?;
+            self.pages.left -= m;
+            need -= m;
+        }
+        Ok(())
+    }
+
+    /// Appends the next `n` rows to `out`.
+    fn append_fixed<T: Fixed>(&mut self, n: usize, out: &mut FixedOut<T>) -> Result<(), Corrupt> {
+        let FixedOut(vals, valid) = out;
+        self.page_runs(n, valid.as_mut(), |c, present, m, valid| {
             let start = vals.len();
-            let present = self.pages.levels(m, valid.as_mut())?;
-            match &mut self.pages.values {
+            match &mut c.pages.values {
                 Encoded::Plain(buf, pos) => {
                     let bytes = present * T::WIDTH;
                     let raw = buf
@@ -772,58 +807,55 @@ impl Column {
                     *pos += bytes;
                 }
                 Encoded::Dict(h) => {
-                    self.indices.clear();
-                    h.read(present, &mut self.indices)?;
-                    gather(T::dict(&self.dict), &self.indices, vals)?;
+                    c.indices.clear();
+                    h.read(present, &mut c.indices)?;
+                    gather(T::dict(&c.dict), &c.indices, vals)?;
                 }
             }
-            if let (true, Some(valid)) = (present < m, &valid) {
+            if let (true, Some(valid)) = (present < m, valid) {
                 spread(vals, start, m, valid);
             }
-            self.pages.left -= m;
-            need -= m;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Appends the next `n` rows to `out`.
     fn append_strings(&mut self, n: usize, out: &mut StrOut) -> Result<(), Corrupt> {
-        let mut need = n;
-        while need > 0 {
-            if self.pages.left == 0 {
-                self.next_page()?;
-                continue;
-            }
-            let m = need.min(self.pages.left);
-            let start = out.keys.len();
-            let present = self.pages.levels(m, out.valid.as_mut())?;
-            let entries = match &self.dict {
-                Dict::Str(d) => d.len(),
-                _ => 0,
-            };
-            match &mut self.pages.values {
+        let StrOut {
+            keys,
+            valid,
+            data,
+            ends,
+        } = out;
+        self.page_runs(n, valid.as_mut(), |c, present, m, valid| {
+            let start = keys.len();
+            let entries = c.dict_entries();
+            match &mut c.pages.values {
                 Encoded::Plain(buf, pos) => {
-                    let first = entries + out.ends.len() - 1;
-                    plain_strings(buf, pos, present, &mut out.data, &mut out.ends)?;
-                    let last = entries + out.ends.len() - 1;
-                    let keys = (first..last).map(|k| i32::try_from(k).unwrap_or(i32::MAX));
-                    out.keys.extend(keys);
+                    let first = entries + ends.len() - 1;
+                    plain_strings(buf, pos, present, data, ends)?;
+                    let last = entries + ends.len() - 1;
+                    keys.extend((first..last).map(|k| i32::try_from(k).unwrap_or(i32::MAX)));
                 }
                 Encoded::Dict(h) => {
-                    self.indices.clear();
-                    h.read(present, &mut self.indices)?;
-                    check_indices(&self.indices, entries)?;
-                    // Below `entries`, itself below 2^31 (a string array's).
-                    out.keys.extend(self.indices.iter().map(|&i| i as i32));
+                    c.indices.clear();
+                    h.read(present, &mut c.indices)?;
+                    push_keys(keys, &c.indices, entries)?;
                 }
             }
-            if let (true, Some(valid)) = (present < m, &out.valid) {
-                spread(&mut out.keys, start, m, valid);
+            if let (true, Some(valid)) = (present < m, valid) {
+                spread(keys, start, m, valid);
             }
-            self.pages.left -= m;
-            need -= m;
+            Ok(())
+        })
+    }
+
+    /// How many strings the column chunk's dictionary holds.
+    fn dict_entries(&self) -> usize {
+        match &self.dict {
+            Dict::Str(d) => d.len(),
+            _ => 0,
         }
-        Ok(())
     }
 
     /// The dictionary array of the rows in `out`.
@@ -854,7 +886,9 @@ impl Column {
             }
             _ => return Err("a dictionary of another type".into()),
         };
-        let nulls = valid.map(|mut v| NullBuffer::new(v.finish()));
+        let nulls = valid
+            .map(|mut v| NullBuffer::new(v.finish()))
+            .filter(|n| n.null_count() > 0);
         let keys = PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(keys), nulls)
             .map_err(|e| e.to_string())?;
         Ok(Arc::new(dictionary(keys, values)))

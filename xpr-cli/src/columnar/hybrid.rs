@@ -291,31 +291,26 @@ fn unpack(data: &[u8], start: usize, width: u32, k: usize, out: &mut Vec<u32>) {
         (1u64 << width) - 1
     };
     let width = width as usize;
-    let word = |bit: usize| {
-        let byte = bit / 8;
+    // The value at `bit` from the eight bytes there (zeros past the end).
+    let value = |bit: usize, bytes: &[u8]| {
         let mut w = [0u8; 8];
-        match data.get(byte..byte + 8) {
-            Some(bytes) => w.copy_from_slice(bytes),
-            None => {
-                let tail = data.get(byte..).unwrap_or_default();
-                w[..tail.len()].copy_from_slice(tail);
-            }
-        }
+        w[..bytes.len()].copy_from_slice(bytes);
         ((u64::from_le_bytes(w) >> (bit % 8)) & mask) as u32
     };
-    // Values whose eight bytes lie within the data, then the rest.
+    // Values whose eight bytes lie within the data (a fixed-size copy),
+    // then the rest.
     let whole = (data.len().saturating_sub(7) * 8)
         .saturating_sub(start)
         .div_ceil(width)
         .min(k);
     out.extend((0..whole).map(|j| {
         let bit = start + j * width;
-        let byte = bit / 8;
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&data[byte..byte + 8]);
-        ((u64::from_le_bytes(w) >> (bit % 8)) & mask) as u32
+        value(bit, &data[bit / 8..bit / 8 + 8])
     }));
-    out.extend((whole..k).map(|j| word(start + j * width)));
+    out.extend((whole..k).map(|j| {
+        let bit = start + j * width;
+        value(bit, data.get(bit / 8..).unwrap_or_default())
+    }));
 }
 
 #[cfg(test)]
