@@ -445,10 +445,23 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
             }
         })
         .collect();
-    let whole = RecordBatch::try_from_iter([
-        ("a", Arc::new(Float64Array::from(a)) as ArrayRef),
-        ("b", Arc::new(Float64Array::from(b)) as ArrayRef),
-        ("k", Arc::new(Int64Array::from(k)) as ArrayRef),
+    // 3,000 different numbers: as a dictionary, more entries than most
+    // batches have rows.
+    let big: Vec<f64> = (0..n).map(|i| f64::from((i * 7) % n)).collect();
+    let plain = RecordBatch::try_from_iter([
+        ("a", Arc::new(Float64Array::from(a.clone())) as ArrayRef),
+        ("b", Arc::new(Float64Array::from(b.clone())) as ArrayRef),
+        ("k", Arc::new(Int64Array::from(k.clone())) as ArrayRef),
+        ("big", Arc::new(Float64Array::from(big.clone())) as ArrayRef),
+    ])
+    .unwrap();
+    // The same columns as dictionaries (Parquet's dictionary pages as
+    // `xpr run` reads them).
+    let coded = RecordBatch::try_from_iter([
+        ("a", dictionary_of(&a, Float64Array::from)),
+        ("b", dictionary_of(&b, Float64Array::from)),
+        ("k", dictionary_of(&k, Int64Array::from)),
+        ("big", dictionary_of(&big, Float64Array::from)),
     ])
     .unwrap();
     let by_rows = BatchOptions {
@@ -458,11 +471,13 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
     // Lengths around the pass's words (64 rows) and blocks (1,024), from
     // the start and from an offset.
     let mut batches = vec![];
-    for len in [1, 7, 8, 9, 63, 64, 65, 1023, 1024, 1025, 2111, 3000] {
-        batches.push(whole.slice(0, len));
-        batches.push(whole.slice(n as usize - len, len));
+    for whole in [&plain, &coded] {
+        for len in [1, 7, 8, 9, 63, 64, 65, 1023, 1024, 1025, 2111, 3000] {
+            batches.push(whole.slice(0, len));
+            batches.push(whole.slice(n as usize - len, len));
+        }
+        batches.push(whole.slice(37, 1500));
     }
-    batches.push(whole.slice(37, 1500));
     for src in [
         "a > 50 && b < 3",
         "a > 90 || b == 2.5 && a <= 10",
@@ -473,6 +488,7 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
         "!(a == 3 || b == 0.5)",
         "k > 20 && a < 50 || k == 9007199254740992",
         "k != -10 && (k <= 0 || k >= 9007199254740993)",
+        "big > 1500 && a < 50 || big == 7",
     ] {
         let p = Engine::new().compile(src).unwrap();
         for batch in &batches {
@@ -487,14 +503,94 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
 }
 
 #[test]
+fn chains_over_dictionaries_of_every_size_match_the_rows() {
+    // Entries: a few, some hundreds, some thousands, tens of thousands
+    // (each size of the per-entry table), and more than the rows.
+    for (rows, entries) in [
+        (300, 3),
+        (3000, 700),
+        (9000, 5000),
+        (70_000, 66_000),
+        (500, 900),
+    ] {
+        // Row i of `x` is entry `i * 7919 % entries`: entry e is `e - 40`.
+        let keys: Vec<i32> = (0..rows).map(|i| (i * 7919 % entries) as i32).collect();
+        let x = arrow_array::DictionaryArray::<arrow_array::types::Int32Type>::try_new(
+            arrow_array::Int32Array::from(keys),
+            Arc::new(Int64Array::from_iter_values(
+                (0..entries as i64).map(|e| e - 40),
+            )),
+        )
+        .unwrap();
+        let y: Vec<f64> = (0..rows).map(|i| (i % 13) as f64 / 2.0).collect();
+        let coded = RecordBatch::try_from_iter([
+            ("x", Arc::new(x) as ArrayRef),
+            ("y", dictionary_of(&y, Float64Array::from)),
+        ])
+        .unwrap();
+        let by_rows = BatchOptions {
+            row_by_row: true,
+            ..BatchOptions::default()
+        };
+        for src in ["x > 100 && y < 3", "x == -40 || y >= 5.5 && x <= 0"] {
+            let p = Engine::new().compile(src).unwrap();
+            let want = evaluate_batch_report(&p, &coded, &by_rows).unwrap();
+            let got = evaluate_batch_report(&p, &coded, &BatchOptions::default()).unwrap();
+            assert_eq!(got.values.as_ref(), want.values.as_ref(), "{src} {entries}");
+            assert_eq!(got.fuel_used, want.fuel_used, "{src} {entries}");
+        }
+    }
+}
+
+/// `values` as a `Dictionary(Int32, _)` array: each different value once,
+/// in order of first appearance.
+fn dictionary_of<T: Copy + PartialEq, A: Array + 'static>(
+    values: &[T],
+    array: impl Fn(Vec<T>) -> A,
+) -> ArrayRef {
+    use arrow_array::types::Int32Type;
+    let mut entries: Vec<T> = Vec::new();
+    let keys: Vec<i32> = values
+        .iter()
+        .map(|v| {
+            let at = entries.iter().position(|e| e == v).unwrap_or_else(|| {
+                entries.push(*v);
+                entries.len() - 1
+            });
+            i32::try_from(at).unwrap()
+        })
+        .collect();
+    let d = arrow_array::DictionaryArray::<Int32Type>::try_new(
+        arrow_array::Int32Array::from(keys),
+        Arc::new(array(entries)),
+    )
+    .unwrap();
+    Arc::new(d)
+}
+
+#[test]
 fn a_chain_over_a_nan_or_an_infinity_fails_only_that_row() {
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let a: Vec<f64> = (0..2000)
             .map(|i| if i == 1500 { bad } else { f64::from(i) })
             .collect();
-        let batch =
-            RecordBatch::try_from_iter([("a", Arc::new(Float64Array::from(a)) as ArrayRef)])
-                .unwrap();
+        let batch = RecordBatch::try_from_iter([(
+            "a",
+            Arc::new(Float64Array::from(a.clone())) as ArrayRef,
+        )])
+        .unwrap();
+        a_chain_fails_only_the_bad_row(&batch, bad);
+        // As a dictionary: the bad entry used by one row, then by none.
+        let coded =
+            RecordBatch::try_from_iter([("a", dictionary_of(&a, Float64Array::from))]).unwrap();
+        a_chain_fails_only_the_bad_row(&coded, bad);
+        a_chain_fails_only_the_bad_row(&coded.slice(0, 1500), bad);
+    }
+}
+
+fn a_chain_fails_only_the_bad_row(batch: &RecordBatch, bad: f64) {
+    {
+        let batch = batch.clone();
         let p = Engine::new().compile("a > 10 && a < 1999").unwrap();
         let rows = evaluate_batch_report(&p, &batch, &opts(OnError::Null)).unwrap();
         let by_rows = BatchOptions {

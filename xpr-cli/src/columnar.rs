@@ -41,7 +41,9 @@ mod decode;
 mod groups;
 mod hybrid;
 mod object;
+mod pages;
 mod rows;
+mod values;
 
 /// Rows per record batch read from Parquet (the columnar path works on
 /// this many rows at a time), at most...
@@ -798,10 +800,6 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         .compile(&engine, &args.expr)
         .map_err(|e| Exit::expression(render_error(&e, &args.expr)))?;
     super::warn_unknown_functions(&program);
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, usize::from),
-        usize::from,
-    );
     // Whole rows are written by `--filter` into Parquet or Arrow and as
     // NDJSON objects: every column then; else only those the program reads.
     let columns = (!args.filter).then(|| {
@@ -857,6 +855,15 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
     };
     // The first file's schema, for an output with no batch at all.
     let first = reader.next()?;
+    // A predicate judged as the rows are read (late) leaves a worker
+    // little but writing, and the reading is one at a time: by default
+    // one worker then, which takes less CPU time and no more wall time
+    // (docs/decisions.md, "Parquet pages decoded by xpr").
+    let jobs = match args.jobs {
+        Some(j) => usize::from(j),
+        None if reader.groups.as_ref().is_some_and(groups::Groups::late) => 1,
+        None => std::thread::available_parallelism().map_or(1, usize::from),
+    };
     let empty = match (&first, args.filter) {
         (Some(t), true) => t.batch.schema(),
         _ => Arc::new(Schema::new(vec![Field::new("value", DataType::Null, true)])),

@@ -333,7 +333,7 @@ pub struct RunArgs {
     /// What to do with a record that fails.
     #[arg(long, value_enum, default_value_t = OnError::Fail)]
     pub on_error: OnError,
-    /// Worker threads (default: all cores). Output order is input order whatever N.
+    /// Worker threads (default: all cores; one for a Parquet --filter judged as it is read). Output order is input order whatever N.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Make an integer beyond 2^53 (which a number cannot hold exactly) an input error.

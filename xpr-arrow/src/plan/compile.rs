@@ -325,6 +325,7 @@ fn column_kind(dt: &DataType) -> Option<Kind> {
         | D::Float64 => Kind::Num,
         D::Utf8 | D::LargeUtf8 | D::Utf8View => Kind::Str,
         D::Dictionary(k, v) if super::vals::dictionary_of_strings(k, v) => Kind::Str,
+        D::Dictionary(k, v) if super::vals::dictionary_of_numbers(k, v) => Kind::Num,
         _ => return None,
     })
 }

@@ -562,7 +562,8 @@ pub(super) fn column_vs_constant<'p>(l: &'p Node, r: &Node) -> Option<(&'p Array
     else {
         return None;
     };
-    (parents.is_empty() && leaf.null_count() == 0).then_some((leaf, *c))
+    // Logical: a dictionary's null values count, not only its null keys.
+    (parents.is_empty() && leaf.logical_null_count() == 0).then_some((leaf, *c))
 }
 
 /// As [`column_vs_constant`], of a `Float64` column: its values.
@@ -628,16 +629,6 @@ fn column(a: &ArrayRef) -> Vals<'_> {
         };
         Vals::Num(Nums::Owned(v), nulls)
     };
-    macro_rules! ints {
-        ($t:ty) => {
-            num(a
-                .as_primitive::<$t>()
-                .values()
-                .iter()
-                .map(|x| *x as f64)
-                .collect())
-        };
-    }
     match a.data_type() {
         DataType::Boolean => {
             let b = a.as_boolean();
@@ -651,20 +642,59 @@ fn column(a: &ArrayRef) -> Vals<'_> {
                 num(v.to_vec())
             }
         }
-        DataType::Float32 => ints!(Float32Type),
-        DataType::Int8 => ints!(Int8Type),
-        DataType::Int16 => ints!(Int16Type),
-        DataType::Int32 => ints!(Int32Type),
-        DataType::Int64 => ints!(Int64Type),
-        DataType::UInt8 => ints!(UInt8Type),
-        DataType::UInt16 => ints!(UInt16Type),
-        DataType::UInt32 => ints!(UInt32Type),
-        DataType::UInt64 => ints!(UInt64Type),
-        _ => match Strs::of(a.as_ref()) {
-            Some(s) => Vals::Str(s, nulls),
-            None => Vals::Null,
+        DataType::Dictionary(k, v) if super::vals::dictionary_of_numbers(k, v) => {
+            // Each entry converted once, then looked up by key (a null
+            // key's cell is 0, and null).
+            let d = a.as_dictionary::<Int32Type>();
+            let entries = numbers(d.values().as_ref()).unwrap_or_default();
+            num(d
+                .keys()
+                .values()
+                .iter()
+                .map(|&k| {
+                    usize::try_from(k)
+                        .ok()
+                        .and_then(|k| entries.get(k))
+                        .copied()
+                        .unwrap_or(0.0)
+                })
+                .collect())
+        }
+        _ => match numbers(a.as_ref()) {
+            Some(v) => num(v),
+            None => match Strs::of(a.as_ref()) {
+                Some(s) => Vals::Str(s, nulls),
+                None => Vals::Null,
+            },
         },
     }
+}
+
+/// The values of a numeric column other than `Float64` as doubles (a null
+/// cell's as the column holds it); `None` for other types.
+pub(super) fn numbers(a: &dyn Array) -> Option<Vec<f64>> {
+    macro_rules! as_f64 {
+        ($t:ty) => {
+            a.as_primitive::<$t>()
+                .values()
+                .iter()
+                .map(|x| *x as f64)
+                .collect()
+        };
+    }
+    Some(match a.data_type() {
+        DataType::Float64 => a.as_primitive::<Float64Type>().values().to_vec(),
+        DataType::Float32 => as_f64!(Float32Type),
+        DataType::Int8 => as_f64!(Int8Type),
+        DataType::Int16 => as_f64!(Int16Type),
+        DataType::Int32 => as_f64!(Int32Type),
+        DataType::Int64 => as_f64!(Int64Type),
+        DataType::UInt8 => as_f64!(UInt8Type),
+        DataType::UInt16 => as_f64!(UInt16Type),
+        DataType::UInt32 => as_f64!(UInt32Type),
+        DataType::UInt64 => as_f64!(UInt64Type),
+        _ => return None,
+    })
 }
 
 // `x - x` on purpose: NaN for NaN and the infinities.

@@ -1,25 +1,78 @@
 //! One pass for a chain of comparisons: `&&` and `||` over comparisons of
-//! null-free double or 64-bit integer columns with numbers (`delay > 60 && distance >
-//! 1000`), evaluated block by block while each block is in cache, as
-//! bitmaps (a bit a row, 64 rows a word), without a vector per operation.
+//! null-free double or 64-bit integer columns with numbers (`delay > 60 &&
+//! distance > 1000`), or of dictionary columns of numbers (each entry
+//! compared once, then each row looked up by its key), evaluated block by
+//! block while each block is in cache, as bitmaps (a bit a row, 64 rows a
+//! word), without a vector per operation.
 //! Every row reaches the same operations as row by row (a right operand
 //! counts only the rows its left lets through), so the fuel is exact; it
 //! is charged once the pass (linear in the batch, creating nothing but the
 //! result) has counted it, before any further operation.
 
+use arrow_array::DictionaryArray;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use xpr::bytecode::Cmp;
 
 use super::compile::{Expr, Node};
-use super::eval::column_vs_constant;
+use super::eval::{column_vs_constant, numbers};
 
 /// A null-free column a comparison reads.
-#[derive(Clone, Copy)]
 enum Col<'p> {
     F64(&'p [f64]),
     /// Read as doubles (beyond 2^53 rounded, as row by row).
     I64(&'p [i64]),
+    /// A dictionary column, the comparison already made for each of its
+    /// entries: the keys, and a byte (0 or 1) an entry.
+    Keys(&'p [i32], Table),
+}
+
+/// A byte an entry, in a table whose size is a power of two: a key masked
+/// to it is within it without a check (and a valid key is unchanged).
+enum Table {
+    Small(Box<[u8; 256]>),
+    Medium(Box<[u8; 4096]>),
+    Large(Box<[u8; 65536]>),
+}
+
+impl Table {
+    /// A table of at least `entries` bytes (at most 65,536), all 0.
+    fn new(entries: usize) -> Option<Table> {
+        fn zeros<const N: usize>() -> Box<[u8; N]> {
+            vec![0u8; N]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!())
+        }
+        Some(match entries {
+            0..=256 => Table::Small(zeros()),
+            257..=4096 => Table::Medium(zeros()),
+            4097..=65536 => Table::Large(zeros()),
+            _ => return None,
+        })
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Table::Small(t) => &mut t[..],
+            Table::Medium(t) => &mut t[..],
+            Table::Large(t) => &mut t[..],
+        }
+    }
+
+    /// Each key's byte, into `out`.
+    fn look_up(&self, keys: &[i32], out: &mut [u8]) {
+        fn by<const N: usize>(t: &[u8; N], keys: &[i32], out: &mut [u8]) {
+            for (b, k) in out.iter_mut().zip(keys) {
+                *b = t[*k as usize & (N - 1)];
+            }
+        }
+        match self {
+            Table::Small(t) => by(t, keys, out),
+            Table::Medium(t) => by(t, keys, out),
+            Table::Large(t) => by(t, keys, out),
+        }
+    }
 }
 
 /// A chain: comparisons joined by `&&` and `||`.
@@ -29,21 +82,53 @@ enum Tree<'p> {
     Or(Box<Tree<'p>>, Box<Tree<'p>>),
 }
 
-/// The chain `node` is, if it is one (with at least one `&&` or `||`).
-fn tree(node: &Node) -> Option<Tree<'_>> {
+/// The chain `node` is, if it is one (with at least one `&&` or `||`),
+/// over `rows` rows.
+fn tree(node: &Node, rows: usize) -> Option<Tree<'_>> {
     match &node.expr {
-        Expr::And(l, r) => Some(Tree::And(Box::new(tree(l)?), Box::new(tree(r)?))),
-        Expr::Or(l, r) => Some(Tree::Or(Box::new(tree(l)?), Box::new(tree(r)?))),
+        Expr::And(l, r) => Some(Tree::And(
+            Box::new(tree(l, rows)?),
+            Box::new(tree(r, rows)?),
+        )),
+        Expr::Or(l, r) => Some(Tree::Or(Box::new(tree(l, rows)?), Box::new(tree(r, rows)?))),
         Expr::Bin(super::compile::Bin::Cmp(cmp), l, r) => {
             let (leaf, c) = column_vs_constant(l, r)?;
-            let col = match leaf.as_primitive_opt::<Int64Type>() {
-                Some(x) => Col::I64(x.values()),
-                None => Col::F64(leaf.as_primitive_opt::<Float64Type>()?.values()),
+            let col = if let Some(x) = leaf.as_primitive_opt::<Int64Type>() {
+                Col::I64(x.values())
+            } else if let Some(x) = leaf.as_primitive_opt::<Float64Type>() {
+                Col::F64(x.values())
+            } else {
+                keys(leaf.as_dictionary_opt::<Int32Type>()?, *cmp, c, rows)?
             };
             Some(Tree::Leaf(col, *cmp, c))
         }
         _ => None,
     }
+}
+
+/// A dictionary column of numbers (null-free: every key valid) read
+/// through its entries: each entry compared once. `None` (the general
+/// path) when an entry is NaN or infinite, or when there are more entries
+/// than rows (comparing them all would cost more than the rows do).
+fn keys<'p>(d: &'p DictionaryArray<Int32Type>, cmp: Cmp, c: f64, rows: usize) -> Option<Col<'p>> {
+    if d.values().len() > rows.max(BLOCK) {
+        return None;
+    }
+    let entries = numbers(d.values().as_ref())?;
+    let mut table = Table::new(entries.len())?;
+    for (chunk, t) in entries
+        .chunks(BLOCK)
+        .zip(table.bytes_mut().chunks_mut(BLOCK))
+    {
+        let mut bits = [0u64; WORDS];
+        if !compare(&Col::F64(chunk), 0, chunk.len(), cmp, c, &mut bits) {
+            return None;
+        }
+        for (i, t) in t.iter_mut().enumerate() {
+            *t = u8::from(bit(&bits, i));
+        }
+    }
+    Some(Col::Keys(d.keys().values(), table))
 }
 
 /// Rows a block: a multiple of 64.
@@ -60,19 +145,23 @@ fn count(bits: &Bits) -> u64 {
 /// `xs[i] <cmp> c` as bits (rows past `xs.len()` clear), and whether
 /// every value is finite (`x - x` is 0 for a finite `x`, NaN for NaN and
 /// the infinities; eight independent sums vectorise), in one pass.
-fn compare(col: Col<'_>, at: usize, n: usize, cmp: Cmp, c: f64, out: &mut Bits) -> bool {
+fn compare(col: &Col<'_>, at: usize, n: usize, cmp: Cmp, c: f64, out: &mut Bits) -> bool {
     match col {
         Col::F64(x) => compare_as(&x[at..at + n], cmp, c, out, |v| v),
         // An integer is always finite.
         Col::I64(x) => compare_as(&x[at..at + n], cmp, c, out, |v| v as f64),
+        // Every entry was checked finite.
+        Col::Keys(keys, table) => {
+            let mut bytes = [0u8; BLOCK];
+            table.look_up(&keys[at..at + n], &mut bytes);
+            to_bits(&bytes, out);
+            true
+        }
     }
 }
 
 fn compare_as<T: Copy>(xs: &[T], cmp: Cmp, c: f64, out: &mut Bits, f: impl Fn(T) -> f64) -> bool {
-    // A byte a row first (that vectorises), then eight bytes to eight
-    // bits with one multiplication: byte `j` (0 or 1) lands on bit
-    // `56 + j`.
-    const GATHER: u64 = 0x0102_0408_1020_4080;
+    // A byte a row first (that vectorises), then the bytes to bits.
     let mut acc = [0.0f64; 8];
     let mut bytes = [0u8; BLOCK];
     macro_rules! by {
@@ -101,6 +190,14 @@ fn compare_as<T: Copy>(xs: &[T], cmp: Cmp, c: f64, out: &mut Bits, f: impl Fn(T)
         Cmp::Ne => by!(!=),
     }
     // Bytes past `xs.len()` are still 0.
+    to_bits(&bytes, out);
+    acc.iter().all(|a| *a == 0.0)
+}
+
+/// A block's bytes (0 or 1 a row) as bits: eight bytes to eight bits with
+/// one multiplication (byte `j` lands on bit `56 + j`).
+fn to_bits(bytes: &[u8; BLOCK], out: &mut Bits) {
+    const GATHER: u64 = 0x0102_0408_1020_4080;
     for (w, b) in out.iter_mut().zip(bytes.chunks_exact(64)) {
         let mut bits = 0u64;
         for (k, e) in b.chunks_exact(8).enumerate() {
@@ -109,7 +206,6 @@ fn compare_as<T: Copy>(xs: &[T], cmp: Cmp, c: f64, out: &mut Bits, f: impl Fn(T)
         }
         *w = bits;
     }
-    acc.iter().all(|a| *a == 0.0)
 }
 
 /// Evaluates `t` on the `n` rows of the block at row `at` into `out`
@@ -121,7 +217,7 @@ fn block(t: &Tree<'_>, at: usize, n: usize, reach: &Bits, out: &mut Bits, fuel: 
         Tree::Leaf(x, cmp, c) => {
             // The column read and the comparison.
             *fuel += 2 * count(reach);
-            compare(*x, at, n, *cmp, *c, out)
+            compare(x, at, n, *cmp, *c, out)
         }
         Tree::And(l, r) | Tree::Or(l, r) => {
             let and = matches!(t, Tree::And(..));
@@ -150,7 +246,7 @@ fn block(t: &Tree<'_>, at: usize, n: usize, reach: &Bits, out: &mut Bits, fuel: 
 /// bit `i % 64` of word `i / 64`; bits past `rows` clear), and its fuel,
 /// if `node` is such a chain and every value it reads is finite.
 pub(crate) fn chain(node: &Node, rows: usize) -> Option<(Vec<u64>, u64)> {
-    let t = tree(node)?;
+    let t = tree(node, rows)?;
     let mut words = Vec::with_capacity(rows.div_ceil(64));
     let mut fuel = 0u64;
     for at in (0..rows).step_by(BLOCK) {

@@ -121,6 +121,14 @@ pub(crate) fn dictionary_of_strings(key: &DataType, value: &DataType) -> bool {
     *key == DataType::Int32 && *value == DataType::Utf8
 }
 
+/// Whether a dictionary's key and value types are those the plan reads
+/// as numbers: `Int32` keys into integers or floats of any width.
+pub(crate) fn dictionary_of_numbers(key: &DataType, value: &DataType) -> bool {
+    *key == DataType::Int32
+        && (value.is_integer() || value.is_floating())
+        && *value != DataType::Float16
+}
+
 /// Which rows are null (`None`: none).
 pub(crate) type Nulls = Option<Vec<bool>>;
 

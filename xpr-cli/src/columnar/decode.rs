@@ -20,20 +20,21 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type};
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
 use arrow_array::{
-    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, DictionaryArray, PrimitiveArray,
-    RecordBatch, RecordBatchReader, StringArray,
+    Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchReader, StringArray,
 };
-use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::basic::{Encoding, Type as Physical};
-use parquet::column::page::{Page, PageReader};
 use parquet::file::serialized_reader::SerializedPageReader;
 
-use super::hybrid::{Corrupt, Hybrid};
+use super::hybrid::Corrupt;
+use super::pages::{Encoded, Met, Pages};
+use super::values::{Dict, Fixed, dictionary, gather, plain_strings, push_keys, spread, strings};
 
 /// A column's values as decoded here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,9 +223,19 @@ impl Fast {
         let mut seen = Vec::with_capacity(reads.len());
         for &p in reads.iter() {
             let c = &mut self.columns[p];
-            seen.push(c.read(n).map_err(corrupt(c))?);
+            seen.push(c.read_coded(n).map_err(corrupt(c))?);
         }
-        let Some(keep) = judge(RecordBatch::try_new(schema.clone(), seen.clone())?) else {
+        // Numbers come as dictionaries or as values, batch by batch.
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .zip(&seen)
+            .map(|(f, a)| f.as_ref().clone().with_data_type(a.data_type().clone()))
+            .collect();
+        let Some(keep) = judge(RecordBatch::try_new(
+            Arc::new(Schema::new(fields)),
+            seen.clone(),
+        )?) else {
             self.left = 0;
             return Ok(None);
         };
@@ -238,7 +249,16 @@ impl Fast {
         let mut arrays = Vec::with_capacity(self.columns.len());
         for (p, c) in self.columns.iter_mut().enumerate() {
             arrays.push(match reads.iter().position(|&r| r == p) {
-                Some(i) => arrow_select::filter::filter(&seen[i], &mask)?,
+                Some(i) => {
+                    let kept = arrow_select::filter::filter(&seen[i], &mask)?;
+                    match kept.as_any_dictionary_opt() {
+                        // A column of numbers read as keys: its values.
+                        Some(d) if c.ty != Ty::Str => {
+                            arrow_select::take::take(d.values(), d.keys(), None)?
+                        }
+                        _ => kept,
+                    }
+                }
                 None => c.read_selected(n, Some(&keep)).map_err(corrupt(c))?,
             });
         }
@@ -254,135 +274,6 @@ impl RecordBatchReader for Fast {
     }
 }
 
-/// A data page's values.
-enum Encoded {
-    /// Plain: the bytes and the next value's offset.
-    Plain(Bytes, usize),
-    /// Indices into the column chunk's dictionary.
-    Dict(Hybrid),
-}
-
-/// A column chunk's pages, one data page at a time.
-struct Pages {
-    reader: Box<dyn PageReader>,
-    /// Whether the column has definition levels (0: null, 1: present).
-    optional: bool,
-    /// Rows of the current data page not yet read.
-    left: usize,
-    levels: Option<Hybrid>,
-    values: Encoded,
-}
-
-/// What [`Pages::next_page`] met.
-enum Met {
-    /// A dictionary page: its plain-encoded values and how many.
-    Dictionary(Bytes, usize),
-    /// A data page, now the current one.
-    Data,
-}
-
-impl Pages {
-    fn next_page(&mut self) -> Result<Met, Corrupt> {
-        let page = self
-            .reader
-            .get_next_page()
-            .map_err(|e| e.to_string())?
-            .ok_or("the column chunk ends before its row group's last row")?;
-        let (buf, rows, encoding, levels) = match page {
-            Page::DictionaryPage {
-                buf,
-                num_values,
-                encoding,
-                ..
-            } => {
-                if !matches!(encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY) {
-                    return Err(format!("a dictionary page in {encoding} encoding"));
-                }
-                return Ok(Met::Dictionary(buf, num_values as usize));
-            }
-            Page::DataPage {
-                buf,
-                num_values,
-                encoding,
-                def_level_encoding,
-                ..
-            } => {
-                if !self.optional {
-                    (buf, num_values, encoding, None)
-                } else if def_level_encoding != Encoding::RLE {
-                    return Err(format!(
-                        "definition levels in {def_level_encoding} encoding"
-                    ));
-                } else {
-                    let len = buf
-                        .get(..4)
-                        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-                        .ok_or("a page shorter than its levels")?;
-                    let end = len.checked_add(4).filter(|&e| e <= buf.len());
-                    let end = end.ok_or("a page shorter than its levels")?;
-                    (
-                        buf.slice(end..),
-                        num_values,
-                        encoding,
-                        Some(buf.slice(4..end)),
-                    )
-                }
-            }
-            Page::DataPageV2 {
-                buf,
-                num_values,
-                encoding,
-                def_levels_byte_len,
-                rep_levels_byte_len,
-                ..
-            } => {
-                let (rep, def) = (rep_levels_byte_len as usize, def_levels_byte_len as usize);
-                let end = rep.checked_add(def).filter(|&e| e <= buf.len());
-                let end = end.ok_or("a page shorter than its levels")?;
-                if rep != 0 {
-                    return Err("repetition levels in a flat column".into());
-                }
-                let levels = self.optional.then(|| buf.slice(rep..end));
-                (buf.slice(end..), num_values, encoding, levels)
-            }
-        };
-        self.levels = levels.map(|l| Hybrid::new(l, 1)).transpose()?;
-        self.values = match encoding {
-            Encoding::PLAIN => Encoded::Plain(buf, 0),
-            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
-                let width = *buf.first().ok_or("a page without its bit width")?;
-                Encoded::Dict(Hybrid::new(buf.slice(1..), u32::from(width))?)
-            }
-            other => return Err(format!("a data page in {other} encoding")),
-        };
-        self.left = rows as usize;
-        Ok(Met::Data)
-    }
-
-    /// The next `m` rows' levels (at most [`Pages::left`]): their validity
-    /// appended to `valid` (nullable columns); answers how many have a value.
-    fn levels(
-        &mut self,
-        m: usize,
-        valid: Option<&mut BooleanBufferBuilder>,
-    ) -> Result<usize, Corrupt> {
-        match (&mut self.levels, valid) {
-            (Some(levels), Some(valid)) => levels.read_levels(m, Some(valid)),
-            _ => Ok(m),
-        }
-    }
-}
-
-/// A column chunk's dictionary.
-enum Dict {
-    None,
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    Str(ArrayRef),
-}
-
 /// One column of the row group.
 struct Column {
     name: String,
@@ -391,163 +282,6 @@ struct Column {
     dict: Dict,
     /// Reused for dictionary indices.
     indices: Vec<u32>,
-}
-
-/// The dictionary array of `keys` into `values`, every key already
-/// checked to be within `values`.
-///
-/// `DictionaryArray::try_new` checks each key again, in a loop that cost
-/// about 15 instructions a key: a quarter of the flights filter's whole
-/// run (callgrind: 18 of 71 million instructions, issue 16's W1).
-#[allow(unsafe_code)]
-fn dictionary(keys: PrimitiveArray<Int32Type>, values: ArrayRef) -> DictionaryArray<Int32Type> {
-    debug_assert!(
-        keys.iter()
-            .flatten()
-            .all(|k| usize::try_from(k).is_ok_and(|k| k < values.len()))
-    );
-    // SAFETY: `try_new` would succeed: the keys are `Int32` and every one
-    // was checked against the dictionary's length before it was stored
-    // (`read_strings`: the indices of a dictionary page, the positions of
-    // a plain page's strings after the dictionary's).
-    unsafe { DictionaryArray::new_unchecked(keys, values) }
-}
-
-/// A fixed-width plain value.
-trait Fixed: arrow_buffer::ArrowNativeType + Default {
-    type Arrow: ArrowPrimitiveType<Native = Self>;
-    const WIDTH: usize;
-    fn from_le(b: &[u8]) -> Self;
-    fn dict(d: &Dict) -> &[Self];
-}
-
-macro_rules! fixed {
-    ($t:ty, $arrow:ty, $width:literal, $variant:ident) => {
-        impl Fixed for $t {
-            type Arrow = $arrow;
-            const WIDTH: usize = $width;
-            #[inline]
-            fn from_le(b: &[u8]) -> Self {
-                let mut a = [0u8; $width];
-                a.copy_from_slice(b);
-                <$t>::from_le_bytes(a)
-            }
-            fn dict(d: &Dict) -> &[Self] {
-                match d {
-                    Dict::$variant(v) => v,
-                    _ => &[],
-                }
-            }
-        }
-    };
-}
-fixed!(i32, Int32Type, 4, I32);
-fixed!(i64, Int64Type, 8, I64);
-fixed!(f32, Float32Type, 4, F32);
-fixed!(f64, Float64Type, 8, F64);
-
-/// The `count` plain values at the start of `buf`.
-fn plain<T: Fixed>(buf: &[u8], count: usize) -> Result<Vec<T>, Corrupt> {
-    let bytes = count
-        .checked_mul(T::WIDTH)
-        .filter(|&b| b <= buf.len())
-        .ok_or("plain values cut short")?;
-    Ok(buf[..bytes]
-        .chunks_exact(T::WIDTH)
-        .map(T::from_le)
-        .collect())
-}
-
-/// Appends `count` plain strings from `buf` at `*pos` to `data`/`ends`.
-fn plain_strings(
-    buf: &[u8],
-    pos: &mut usize,
-    count: usize,
-    data: &mut Vec<u8>,
-    ends: &mut Vec<i32>,
-) -> Result<(), Corrupt> {
-    for _ in 0..count {
-        let len = buf
-            .get(*pos..*pos + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .ok_or("plain strings cut short")?;
-        let text = buf
-            .get(*pos + 4..(*pos + 4).saturating_add(len))
-            .ok_or("plain strings cut short")?;
-        data.extend_from_slice(text);
-        *pos += 4 + len;
-        ends.push(i32::try_from(data.len()).map_err(|_| "strings beyond 2 GiB in one batch")?);
-    }
-    Ok(())
-}
-
-/// A string array of `data` cut at `ends` (which start with 0); its text
-/// is checked to be UTF-8 at every cut.
-fn strings(data: Vec<u8>, ends: Vec<i32>) -> Result<StringArray, Corrupt> {
-    StringArray::try_new(
-        OffsetBuffer::new(ScalarBuffer::from(ends)),
-        Buffer::from_vec(data),
-        None,
-    )
-    .map_err(|e| e.to_string())
-}
-
-/// Spreads the `present` values at `vals[start..]` over the `rows` rows
-/// from `start`, by the validity bits from `start` (nulls get defaults).
-fn spread<T: Copy + Default>(
-    vals: &mut Vec<T>,
-    start: usize,
-    rows: usize,
-    valid: &BooleanBufferBuilder,
-) {
-    let present = vals.len() - start;
-    vals.resize(start + rows, T::default());
-    let mut from = start + present;
-    for row in (start..start + rows).rev() {
-        if valid.get_bit(row) {
-            from -= 1;
-            vals[row] = vals[from];
-        } else {
-            vals[row] = T::default();
-        }
-    }
-}
-
-/// Appends `dict[i]` for each index.
-fn gather<T: Copy + Default>(dict: &[T], indices: &[u32], out: &mut Vec<T>) -> Result<(), Corrupt> {
-    let mut beyond = false;
-    out.extend(indices.iter().map(|&i| match dict.get(i as usize) {
-        Some(v) => *v,
-        None => {
-            beyond = true;
-            T::default()
-        }
-    }));
-    if beyond {
-        return Err(format!(
-            "a dictionary index beyond its {} entries",
-            dict.len()
-        ));
-    }
-    Ok(())
-}
-
-/// Appends dictionary `indices` as keys, each checked to be below
-/// `entries` (a string array's length, so below 2^31).
-fn push_keys(keys: &mut Vec<i32>, indices: &[u32], entries: usize) -> Result<(), Corrupt> {
-    check_indices(indices, entries)?;
-    keys.extend(indices.iter().map(|&i| i as i32));
-    Ok(())
-}
-
-/// Checks every index is below `entries` (a loop that vectorises).
-fn check_indices(indices: &[u32], entries: usize) -> Result<(), Corrupt> {
-    match indices.iter().copied().max() {
-        Some(max) if max as usize >= entries => {
-            Err(format!("a dictionary index beyond its {entries} entries"))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// What [`Column::runs`] hands on.
@@ -575,6 +309,43 @@ impl Column {
     /// The next `n` rows.
     fn read(&mut self, n: usize) -> Result<ArrayRef, Corrupt> {
         self.read_selected(n, None)
+    }
+
+    /// The next `n` rows as [`Column::read`] gives them, but for a
+    /// column of numbers whose `n` rows all lie in one dictionary-encoded
+    /// data page: then as a `Dictionary(Int32, _)` array of keys into the
+    /// chunk's dictionary, no value copied (a predicate compares each
+    /// entry once, then looks rows up by key).
+    fn read_coded(&mut self, n: usize) -> Result<ArrayRef, Corrupt> {
+        while n > 0 && self.pages.left == 0 {
+            self.next_page()?;
+        }
+        let (Dict::Fixed(values), Encoded::Dict(_)) = (&self.dict, &self.pages.values) else {
+            return self.read(n);
+        };
+        if n == 0 || self.pages.left < n {
+            return self.read(n);
+        }
+        let values = values.clone();
+        let mut valid = self.pages.optional.then(|| BooleanBufferBuilder::new(n));
+        let present = self.pages.levels(n, valid.as_mut())?;
+        let Encoded::Dict(h) = &mut self.pages.values else {
+            return Err("a dictionary page changed its encoding".into());
+        };
+        self.indices.clear();
+        h.read(present, &mut self.indices)?;
+        let mut keys = Vec::with_capacity(n);
+        push_keys(&mut keys, &self.indices, values.len())?;
+        if let (true, Some(valid)) = (present < n, &valid) {
+            spread(&mut keys, 0, n, valid);
+        }
+        self.pages.left -= n;
+        let nulls = valid
+            .map(|mut v| NullBuffer::new(v.finish()))
+            .filter(|n| n.null_count() > 0);
+        let keys = PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(keys), nulls)
+            .map_err(|e| e.to_string())?;
+        Ok(Arc::new(dictionary(keys, values)))
     }
 
     /// The next `n` rows, only those set in `keep` (of length `n`) when given.
@@ -715,10 +486,10 @@ impl Column {
     fn next_page(&mut self) -> Result<(), Corrupt> {
         if let Met::Dictionary(buf, count) = self.pages.next_page()? {
             self.dict = match self.ty {
-                Ty::I32 => Dict::I32(plain(&buf, count)?),
-                Ty::I64 => Dict::I64(plain(&buf, count)?),
-                Ty::F32 => Dict::F32(plain(&buf, count)?),
-                Ty::F64 => Dict::F64(plain(&buf, count)?),
+                Ty::I32 => i32::dictionary(&buf, count)?,
+                Ty::I64 => i64::dictionary(&buf, count)?,
+                Ty::F32 => f32::dictionary(&buf, count)?,
+                Ty::F64 => f64::dictionary(&buf, count)?,
                 Ty::Str => {
                     let (mut data, mut ends) = (Vec::new(), vec![0]);
                     plain_strings(&buf, &mut 0, count, &mut data, &mut ends)?;
@@ -850,11 +621,11 @@ impl Column {
         })
     }
 
-    /// How many strings the column chunk's dictionary holds.
+    /// How many entries the column chunk's dictionary holds.
     fn dict_entries(&self) -> usize {
         match &self.dict {
-            Dict::Str(d) => d.len(),
-            _ => 0,
+            Dict::Str(d) | Dict::Fixed(d) => d.len(),
+            Dict::None => 0,
         }
     }
 

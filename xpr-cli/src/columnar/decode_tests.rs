@@ -54,8 +54,7 @@ fn cell(a: &dyn Array, i: usize) -> Option<String> {
         DataType::Utf8 => a.as_string::<i32>().value(i).to_string(),
         DataType::Dictionary(..) => {
             let d = a.as_dictionary::<Int32Type>();
-            let k = d.keys().value(i) as usize;
-            d.values().as_string::<i32>().value(k).to_string()
+            return cell(d.values().as_ref(), d.keys().value(i) as usize);
         }
         other => panic!("unexpected type {other}"),
     })
@@ -280,6 +279,8 @@ fn late_reading_keeps_the_rows_the_judge_keeps() {
     type Log = Arc<std::sync::Mutex<Vec<Option<bool>>>>;
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut decoded = 0;
+    // Judged batches with a column of numbers read as dictionary keys.
+    let coded = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     for case in 0..40 {
         let rows = 1 + rng.below(6000) as usize;
         let null_rate = [0, 10, 100][rng.below(3) as usize];
@@ -299,13 +300,50 @@ fn late_reading_keeps_the_rows_the_judge_keeps() {
         let seed = rng.next() | 1;
         // The verdicts given, row group by row group.
         let mut logs: Vec<Log> = Vec::new();
+        // The predicate's columns (numbers with nulls and NaN; numbers
+        // without nulls and a string column), and the file's rows.
+        let reads = if case % 2 == 0 {
+            vec![3, 0]
+        } else {
+            vec![1, 2, 4]
+        };
+        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).expect("meta");
+        let starts: Vec<usize> = meta
+            .metadata()
+            .row_groups()
+            .iter()
+            .scan(0, |at, g| {
+                let start = *at;
+                *at += g.num_rows() as usize;
+                Some(start)
+            })
+            .collect();
+        let rows_want = Arc::new(want.clone());
         let late = || {
             let log: Log = Arc::default();
+            let mut row = starts[logs.len()];
             logs.push(log.clone());
             let (mut r, mut batches) = (Rng(seed), 0usize);
+            let (seen, rows_want, coded) = (reads.clone(), rows_want.clone(), coded.clone());
             let judge: Judge = Box::new(move |b: RecordBatch| {
-                assert_eq!(b.num_columns(), 2);
-                assert_eq!(b.schema().field(0).name(), "f64");
+                // The judge sees the rows' values, however they are held.
+                assert_eq!(b.num_columns(), seen.len());
+                for (j, &c) in seen.iter().enumerate() {
+                    let column = b.column(j);
+                    if matches!(column.data_type(), DataType::Dictionary(_, v) if **v != DataType::Utf8)
+                    {
+                        coded.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    for i in 0..b.num_rows() {
+                        assert_eq!(
+                            cell(column.as_ref(), i),
+                            rows_want[row + i][c],
+                            "case {case} row {}",
+                            row + i
+                        );
+                    }
+                }
+                row += b.num_rows();
                 batches += 1;
                 if stop_after.is_some_and(|s| batches > s) {
                     return None;
@@ -319,11 +357,10 @@ fn late_reading_keeps_the_rows_the_judge_keeps() {
                 log.lock().unwrap().extend(v.iter());
                 Some(v)
             });
-            Some((vec![3, 0], judge))
+            Some((reads.clone(), judge))
         };
         let got = fast(&file, &columns, [5, 64, 1000][case % 3], late);
         let got = got.expect("file").expect("decoded");
-        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).expect("meta");
         let mut expected = Vec::new();
         let mut first = 0;
         for (group, log) in meta.metadata().row_groups().iter().zip(&logs) {
@@ -339,6 +376,11 @@ fn late_reading_keeps_the_rows_the_judge_keeps() {
         assert_eq!(rows_of(&got), expected, "case {case}");
     }
     assert!(decoded >= 20, "only {decoded} files decoded here");
+    let coded = coded.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        coded >= 20,
+        "only {coded} batches judged from dictionary keys"
+    );
 }
 
 #[test]

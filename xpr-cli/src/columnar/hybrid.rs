@@ -385,6 +385,8 @@ mod tests {
                     (0, 1, false),
                     (5, 130, true),
                     (mask / 2, 600, false),
+                    // A packed run at the very end of the data.
+                    (9, 40, true),
                 ],
             );
             for step in [1, 3, 8, 17, 1000, 5000] {
