@@ -507,7 +507,7 @@ fn chains_over_dictionaries_of_every_size_match_the_rows() {
     // Entries: a few, some hundreds, some thousands, tens of thousands
     // (each size of the per-entry table), and more than the rows.
     for (rows, entries) in [
-        (300, 3),
+        (300_usize, 3_usize),
         (3000, 700),
         (9000, 5000),
         (70_000, 66_000),

@@ -114,21 +114,17 @@ fn keys<'p>(d: &'p DictionaryArray<Int32Type>, cmp: Cmp, c: f64, rows: usize) ->
     if d.values().len() > rows.max(BLOCK) {
         return None;
     }
-    let entries = numbers(d.values().as_ref())?;
-    let mut table = Table::new(entries.len())?;
-    for (chunk, t) in entries
-        .chunks(BLOCK)
-        .zip(table.bytes_mut().chunks_mut(BLOCK))
-    {
-        let mut bits = [0u64; WORDS];
-        if !compare(&Col::F64(chunk), 0, chunk.len(), cmp, c, &mut bits) {
-            return None;
-        }
-        for (i, t) in t.iter_mut().enumerate() {
-            *t = u8::from(bit(&bits, i));
-        }
-    }
-    Some(Col::Keys(d.keys().values(), table))
+    let values = d.values();
+    let mut table = Table::new(values.len())?;
+    let t = &mut table.bytes_mut()[..values.len()];
+    let finite = if let Some(v) = values.as_primitive_opt::<Int64Type>() {
+        compare_bytes(v.values(), cmp, c, t, |x| x as f64)
+    } else if let Some(v) = values.as_primitive_opt::<Float64Type>() {
+        compare_bytes(v.values(), cmp, c, t, |x| x)
+    } else {
+        compare_bytes(&numbers(values.as_ref())?, cmp, c, t, |x| x)
+    };
+    finite.then_some(Col::Keys(d.keys().values(), table))
 }
 
 /// Rows a block: a multiple of 64.
@@ -162,8 +158,24 @@ fn compare(col: &Col<'_>, at: usize, n: usize, cmp: Cmp, c: f64, out: &mut Bits)
 
 fn compare_as<T: Copy>(xs: &[T], cmp: Cmp, c: f64, out: &mut Bits, f: impl Fn(T) -> f64) -> bool {
     // A byte a row first (that vectorises), then the bytes to bits.
-    let mut acc = [0.0f64; 8];
     let mut bytes = [0u8; BLOCK];
+    let finite = compare_bytes(xs, cmp, c, &mut bytes[..xs.len()], f);
+    // Bytes past `xs.len()` are still 0.
+    to_bits(&bytes, out);
+    finite
+}
+
+/// `f(xs[i]) <cmp> c` as a byte (0 or 1) each into `bytes` (as long as
+/// `xs`), and whether every value is finite (`x - x` is 0 for a finite
+/// `x`, NaN for NaN and the infinities; eight independent sums vectorise).
+fn compare_bytes<T: Copy>(
+    xs: &[T],
+    cmp: Cmp,
+    c: f64,
+    bytes: &mut [u8],
+    f: impl Fn(T) -> f64,
+) -> bool {
+    let mut acc = [0.0f64; 8];
     macro_rules! by {
         ($op:tt) => {{
             for (b, e) in bytes.chunks_exact_mut(8).zip(xs.chunks_exact(8)) {
@@ -189,8 +201,6 @@ fn compare_as<T: Copy>(xs: &[T], cmp: Cmp, c: f64, out: &mut Bits, f: impl Fn(T)
         Cmp::Eq => by!(==),
         Cmp::Ne => by!(!=),
     }
-    // Bytes past `xs.len()` are still 0.
-    to_bits(&bytes, out);
     acc.iter().all(|a| *a == 0.0)
 }
 

@@ -469,8 +469,7 @@ impl Column {
         self.indices.clear();
         let mut at = 0;
         for p in positions {
-            values.skip(p - at)?;
-            values.read(1, &mut self.indices)?;
+            values.skip_then_read(p - at, &mut self.indices)?;
             at = p + 1;
         }
         values.skip(m - at)?;
