@@ -146,6 +146,7 @@ impl KeyTexts {
 ///
 /// # Errors
 /// Whatever handing the text on returns.
+#[inline]
 pub fn write_members<'v>(
     out: &mut Out<'_>,
     members: impl Iterator<Item = (&'v Key, &'v Value)>,
