@@ -143,11 +143,17 @@ impl Exec<'_> {
         self.charge_object(start)?;
         let vm = &mut *self.vm;
         vm.fields.clear();
-        vm.fields.reserve(2 * n);
-        for v in &mut vm.stack[start..] {
-            vm.fields.push(std::mem::replace(v, Value::Null));
+        if start == 0 {
+            // The whole stack (the usual case: a main program without
+            // locals): the two vectors trade places, nothing moved.
+            std::mem::swap(&mut vm.fields, &mut vm.stack);
+        } else {
+            vm.fields.reserve(2 * n);
+            for v in &mut vm.stack[start..] {
+                vm.fields.push(std::mem::replace(v, Value::Null));
+            }
+            vm.stack.truncate(start);
         }
-        vm.stack.truncate(start);
         vm.stack.push(Value::Null);
         Ok(true)
     }
