@@ -500,6 +500,7 @@ impl Job<'_> {
 
     /// Record `r`'s text (`text` is the whole chunk's data when it is
     /// valid UTF-8), or what is wrong with it.
+    #[inline]
     fn record_text<'c>(
         &self,
         chunk: &'c Chunk,
