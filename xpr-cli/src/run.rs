@@ -475,7 +475,11 @@ impl Job<'_> {
         if self.as_name.is_some() {
             return self.evaluate(chunk, r, text, w).map(Some);
         }
-        let record = self.record_text(chunk, r, text)?;
+        // A sound record in a chunk of text, at once; else as `evaluate`.
+        let record = match (&r.problem, text.and_then(|t| t.get(r.start..r.end))) {
+            (None, Some(record)) => record,
+            _ => self.record_text(chunk, r, text)?,
+        };
         json_in::parse_fields(record, &w.code.wanted, &mut w.fields, &mut w.conv)
             .map_err(|e| self.json_failure(&e))?;
         let context = Fields::new(&w.code.wanted, &w.fields);
@@ -500,7 +504,6 @@ impl Job<'_> {
 
     /// Record `r`'s text (`text` is the whole chunk's data when it is
     /// valid UTF-8), or what is wrong with it.
-    #[inline]
     fn record_text<'c>(
         &self,
         chunk: &'c Chunk,
