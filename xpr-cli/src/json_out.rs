@@ -13,7 +13,7 @@ use std::io;
 use xpr::{Key, Map, Value};
 use xpr_vm::function::Function;
 
-use super::json_scan::plain_run;
+use super::json_scan::{plain, plain_run};
 
 /// Where JSON text goes: a buffer that is handed on (to stdout, in
 /// practice) and emptied whenever it holds `limit` bytes or more at a
@@ -95,11 +95,21 @@ pub fn write_streamed(out: &mut Out<'_>, v: &Value, indent: Option<usize>) -> io
 
 /// [`write_indented`] without indentation, a scalar (the usual field or
 /// result) written at once, with no stack of open containers.
-#[inline]
+#[inline(always)]
 fn write_compact(out: &mut Out<'_>, v: &Value) -> io::Result<()> {
     match v {
         Value::Array(a) if !a.is_empty() => write_indented(out, v, None),
         Value::Object(o) if !o.is_empty() => write_indented(out, v, None),
+        // The usual fields, without the call (as `write_scalar` writes them).
+        Value::String(s) => {
+            string(out, s)?;
+            out.check()
+        }
+        Value::Bool(b) => {
+            out.buf
+                .extend_from_slice(if *b { b"true".as_slice() } else { b"false" });
+            out.check()
+        }
         _ => {
             write_scalar(out, v)?;
             out.check()
@@ -340,7 +350,7 @@ fn itoa_buf(n: i64) -> Digits {
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     // `string`'s short way, without a handing-on buffer (a column's cell).
     let b = s.as_bytes();
-    if b.len() <= SHORT_STRING && plain_run(b, 0) == b.len() {
+    if b.len() <= SHORT_STRING && plain(b) {
         out.reserve(b.len() + 2);
         out.push(b'"');
         out.extend_from_slice(b);
@@ -364,7 +374,7 @@ fn string(out: &mut Out<'_>, s: &str) -> io::Result<()> {
     let b = s.as_bytes();
     // The usual key or value: short, nothing to escape; copied whole with
     // one reservation (the same bytes and hand-on as piece by piece).
-    if !b.is_empty() && b.len() <= SHORT_STRING && plain_run(b, 0) == b.len() {
+    if !b.is_empty() && b.len() <= SHORT_STRING && plain(b) {
         out.buf.reserve(b.len() + 2);
         out.buf.push(b'"');
         out.buf.extend_from_slice(b);
@@ -526,6 +536,26 @@ mod tests {
             let members = members.iter().map(|(k, v)| (k, v));
             assert!(write_members(&mut out, members, &mut keys).is_ok());
             assert_eq!(String::from_utf8(buf).ok(), Some(json(&whole)));
+        }
+    }
+
+    /// The two-word test of short text agrees with the byte-by-byte scan:
+    /// every byte value at every place of texts 0 to 40 bytes long (the
+    /// others plain ASCII or UTF-8 continuation bytes).
+    #[test]
+    fn short_texts_are_plain_as_scanned() {
+        for len in 0..=40usize {
+            for filler in [b'a', 0x80, 0xe9, 0x7f, 0x21, 0x5d] {
+                for at in 0..len.max(1) {
+                    for byte in 0..=255u8 {
+                        let mut b = vec![filler; len];
+                        if let Some(c) = b.get_mut(at) {
+                            *c = byte;
+                        }
+                        assert_eq!(plain(&b), plain_run(&b, 0) == b.len(), "{b:?}");
+                    }
+                }
+            }
         }
     }
 
