@@ -389,51 +389,6 @@ pub(crate) fn plain_run(b: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-/// Whether no byte of `b` needs an escape (`plain_run(b, 0) == b.len()`):
-/// text of 4 to 16 bytes, the usual field value, tested as two words
-/// that overlap (the first and the last 4 or 8 bytes), not byte by byte.
-#[inline]
-pub(crate) fn plain(b: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of every byte of `x` that is a quote, a backslash or a
-    // control character (and maybe of bytes above one that is): none set
-    // exactly when `x` holds no such byte.
-    let special = |x: u64| {
-        let quote = x ^ (ONES * u64::from(b'"'));
-        let slash = x ^ (ONES * u64::from(b'\\'));
-        ((quote.wrapping_sub(ONES) & !quote)
-            | (slash.wrapping_sub(ONES) & !slash)
-            | (x.wrapping_sub(ONES * 0x20) & !x))
-            & HIGH
-    };
-    let n = b.len();
-    let (first, last) = match n {
-        // Four bytes as the low half of a word whose high half repeats
-        // them (so no zero byte is added).
-        4..=7 => {
-            let word = |at: usize| {
-                b.get(at..at + 4)
-                    .and_then(|w| <[u8; 4]>::try_from(w).ok())
-                    .map_or(0, |w| u64::from(u32::from_le_bytes(w)) * 0x1_0000_0001)
-            };
-            (word(0), word(n - 4))
-        }
-        8..=16 => {
-            let word = |at: usize| {
-                b.get(at..at + 8)
-                    .and_then(|w| <[u8; 8]>::try_from(w).ok())
-                    .map_or(0, u64::from_le_bytes)
-            };
-            (word(0), word(n - 8))
-        }
-        _ => return plain_run(b, 0) == n,
-    };
-    // (A word that cannot be read, never the case, reads as zero bytes:
-    // control characters, so the text is not plain.)
-    special(first) | special(last) == 0
-}
-
 struct Scanner<'t> {
     b: &'t [u8],
     pos: usize,
