@@ -150,7 +150,10 @@ impl Exec<'_> {
             self.vm.fuel(work)?;
         }
         let vm = &mut *self.vm;
-        vm.fields.clear();
+        // Empty already after `Vm::run`'s start (tested: no call).
+        if !vm.fields.is_empty() {
+            vm.fields.clear();
+        }
         if start == 0 {
             // The whole stack (the usual case: a main program without
             // locals): the two vectors trade places, nothing moved.
