@@ -298,6 +298,9 @@ pub struct Wanted {
     /// that the fast reader matches a key in the record's bytes without a
     /// call to compare memory (names longer than 8 bytes compare the rest).
     heads: Vec<(usize, u64)>,
+    /// No name appears twice (a compiled program's names never do): a
+    /// name found at a position is then the only one there is.
+    distinct: bool,
 }
 
 /// The first `min(8, len)` bytes of `b[a..z]` as a little-endian word,
@@ -424,7 +427,7 @@ impl Wanted {
     /// The fields `names`, in the order their values are returned.
     pub fn new(names: &[Key]) -> Self {
         let names = names.to_vec();
-        let index = (names.len() > 12).then(|| {
+        let index: Option<HashMap<Key, usize>> = (names.len() > 12).then(|| {
             names
                 .iter()
                 .enumerate()
@@ -436,6 +439,10 @@ impl Wanted {
             .iter()
             .map(|k| (k.len(), head(k.as_bytes(), 0, k.len())))
             .collect();
+        let distinct = match &index {
+            Some(index) => index.len() == names.len(),
+            None => (0..names.len()).all(|i| !names[..i].contains(&names[i])),
+        };
         static IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Wanted {
             id: IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -443,12 +450,18 @@ impl Wanted {
             index,
             lengths,
             heads,
+            distinct,
         }
     }
 
     /// The names, in order.
     pub fn names(&self) -> &[Key] {
         &self.names
+    }
+
+    /// Whether no name appears twice.
+    pub fn distinct(&self) -> bool {
+        self.distinct
     }
 
     /// The position of `key` among the names.

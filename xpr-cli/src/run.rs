@@ -16,7 +16,7 @@ use std::io::BufWriter;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use xpr::{Budget, Context, Error, Field, Key, Output, Program, Value, Vm, render_error};
+use xpr::{Budget, Context, Error, Output, Program, Value, Vm, render_error};
 use xpr_schema::OutputSchema;
 
 use super::audit;
@@ -30,12 +30,14 @@ mod agg_spec;
 mod aggregate;
 mod exact_sum;
 mod failure;
+mod fields;
 pub(crate) mod slurp;
 mod table;
 mod writer;
 
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs};
 use failure::{json_failure, with_field_hint};
+use fields::{Fields, Whole};
 pub(crate) use writer::total_fuel_line;
 use writer::{Writer, finish_now, progress_bar};
 
@@ -193,51 +195,6 @@ struct Outcome {
     rows: Vec<(u64, Value)>,
     /// The chunk's input, for the rows' messages.
     source: Option<Arc<str>>,
-}
-
-/// The record's fields that the program reads, as a [`Context`].
-struct Fields<'a> {
-    names: &'a [Key],
-    values: &'a [Option<Value>],
-}
-
-impl Fields<'_> {
-    fn find(&self, name: &str) -> Option<&Value> {
-        for (k, v) in self.names.iter().zip(self.values) {
-            // The VM asks with the program's own keys: pointer equality is the fast path.
-            if (k.len() == name.len() && std::ptr::eq(k.as_ptr(), name.as_ptr())) || **k == *name {
-                return v.as_ref();
-            }
-        }
-        None
-    }
-}
-
-impl Context for Fields<'_> {
-    fn get(&self, name: &str) -> Option<Value> {
-        self.find(name).cloned()
-    }
-
-    /// Lent: the fields were converted when the record was parsed.
-    fn lookup(&self, name: &str, _: u64) -> Option<Field<'_>> {
-        self.find(name).map(Field::Borrowed)
-    }
-}
-
-/// The whole record, also bound to the `--as` name.
-struct Whole<'a> {
-    name: &'a str,
-    record: Value,
-}
-
-impl Context for Whole<'_> {
-    fn get(&self, name: &str) -> Option<Value> {
-        if name == self.name {
-            Some(self.record.clone())
-        } else {
-            Context::get(&self.record, name)
-        }
-    }
 }
 
 impl Job<'_> {
@@ -518,13 +475,14 @@ impl Job<'_> {
         if self.as_name.is_some() {
             return self.evaluate(chunk, r, text, w).map(Some);
         }
-        let record = self.record_text(chunk, r, text)?;
+        // A sound record in a chunk of text, at once; else as `evaluate`.
+        let record = match (&r.problem, text.and_then(|t| t.get(r.start..r.end))) {
+            (None, Some(record)) => record,
+            _ => self.record_text(chunk, r, text)?,
+        };
         json_in::parse_fields(record, &w.code.wanted, &mut w.fields, &mut w.conv)
             .map_err(|e| self.json_failure(&e))?;
-        let context = Fields {
-            names: w.code.wanted.names(),
-            values: &w.fields,
-        };
+        let context = Fields::new(&w.code.wanted, &w.fields);
         w.ran = true;
         let fields = match w.code.program.run_fields_in(&mut w.vm, &context) {
             Ok(Output::Fields(f)) => f,
@@ -603,10 +561,7 @@ impl Job<'_> {
                     ran,
                     ..
                 } = w;
-                let context = Fields {
-                    names: code.wanted.names(),
-                    values: fields,
-                };
+                let context = Fields::new(&code.wanted, fields);
                 run_fields(&code.program, &context, vm, ran)
             }
         }

@@ -321,10 +321,7 @@ impl Job<'_> {
             None => {
                 json_in::parse_fields(record, &self.wanted, fields, conv)
                     .map_err(|e| input(super::json_failure(self.format, &e)))?;
-                parsed = Fields {
-                    names: self.wanted.names(),
-                    values: fields,
-                };
+                parsed = Fields::new(&self.wanted, fields);
                 &parsed
             }
         };

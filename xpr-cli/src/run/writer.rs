@@ -169,9 +169,13 @@ impl Writer<'_> {
     /// Writes output bytes, flushed (per chunk, or per spill of a large
     /// one: a slow input stream gets its results promptly).
     pub(super) fn write_raw(&mut self, bytes: &[u8]) -> Result<(), Exit> {
+        // Whatever the buffer holds goes first; the bytes then go to
+        // standard output as they are (a chunk's output is whole lines),
+        // not copied into the buffer only to be flushed from it at once.
         self.out
-            .write_all(bytes)
-            .and_then(|()| self.out.flush())
+            .flush()
+            .and_then(|()| self.out.get_mut().write_all(bytes))
+            .and_then(|()| self.out.get_mut().flush())
             .map_err(Exit::from_stdout)
     }
 

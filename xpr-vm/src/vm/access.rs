@@ -2,7 +2,7 @@
 //! the stack, and `obj[idx]`.
 
 use super::errors::{null_index, restricted};
-use super::{Exec, NULL};
+use super::{Exec, NULL, or_null};
 use crate::error::{Error, ErrorKind};
 use crate::value::{Key, Value};
 
@@ -36,7 +36,7 @@ impl Exec<'_> {
                     i += len;
                 }
                 if i >= 0.0 && i < len {
-                    Ok(a.items().get(i as usize).cloned().unwrap_or(Value::Null))
+                    Ok(or_null(a.items().get(i as usize).cloned()))
                 } else {
                     Ok(Value::Null)
                 }
@@ -48,11 +48,11 @@ impl Exec<'_> {
                 // Looking the key up hashes all of it.
                 self.vm
                     .fuel(k.len() as u64 / crate::format::BYTES_PER_FUEL)?;
-                Ok(o.get(k).cloned().unwrap_or(Value::Null))
+                Ok(or_null(o.get(k).cloned()))
             }
             (Value::Object(o), Value::Number(n)) => {
                 let mut buf = ryu_js::Buffer::new();
-                Ok(o.get(buf.format(*n)).cloned().unwrap_or(Value::Null))
+                Ok(or_null(o.get(buf.format(*n)).cloned()))
             }
             (Value::String(s), Value::Number(n)) => {
                 if *n < 0.0 {

@@ -19,7 +19,7 @@
 //! bitset `absent`, so later calls in the same run cost a bit test.
 
 use super::errors::{internal, not_callable};
-use super::{Exec, Flow, NULL};
+use super::{Exec, Flow, NULL, or_null};
 use crate::context::Field;
 use crate::error::{Error, ErrorKind};
 use crate::function::{Function, HostFunction, Meter};
@@ -62,7 +62,7 @@ impl Hides {
 impl Exec<'_> {
     /// Calls the function at stack position `pos` with the values above it.
     pub(super) fn call_at(&mut self, pos: usize) -> Result<Flow, Error> {
-        let callee = self.vm.stack.get(pos).cloned().unwrap_or(Value::Null);
+        let callee = or_null(self.vm.stack.get(pos).cloned());
         let Value::Function(func) = &callee else {
             return Err(not_callable(&callee));
         };

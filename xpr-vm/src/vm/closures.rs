@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::errors::{cancelled, internal, locate, null_property};
 use super::operators::{Compared, compare_const, compare_const_charged};
 use super::values::measure_array;
-use super::{Callee, Exec, Frame, NULL};
+use super::{Callee, Exec, Frame, NULL, or_null};
 use crate::error::Error;
 use crate::function::{Closure, Function};
 use crate::program::{Capture, Cmp, Op, Program};
@@ -63,13 +63,8 @@ impl Exec<'_> {
             .captures
             .iter()
             .map(|c| match *c {
-                Capture::Local(s) => self
-                    .vm
-                    .stack
-                    .get(base + s as usize)
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                Capture::Capture(i) => captures.get(i as usize).cloned().unwrap_or(Value::Null),
+                Capture::Local(s) => or_null(self.vm.stack.get(base + s as usize).cloned()),
+                Capture::Capture(i) => or_null(captures.get(i as usize).cloned()),
             })
             .collect();
         self.vm

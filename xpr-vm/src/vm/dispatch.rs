@@ -9,7 +9,7 @@ use super::errors::{internal, locate, null_property};
 use super::globals::Found;
 use super::operators::{compare_const, compare_const_charged, compare_text, compare_text_charged};
 use super::text::concat;
-use super::{Callee, Exec, Flow, NULL, ops};
+use super::{Callee, Exec, Flow, NULL, ops, or_null};
 use crate::compare;
 use crate::error::{Error, ErrorKind};
 use crate::function::Function;
@@ -252,12 +252,7 @@ impl Exec<'_> {
                         }
                     }
                     Op::LoadLocal(s) => {
-                        let v = self
-                            .vm
-                            .stack
-                            .get(base + s as usize)
-                            .cloned()
-                            .unwrap_or(Value::Null);
+                        let v = or_null(self.vm.stack.get(base + s as usize).cloned());
                         self.vm.stack.push(v);
                     }
                     Op::StoreLocal(s) => {
@@ -267,7 +262,7 @@ impl Exec<'_> {
                         }
                     }
                     Op::LoadCapture(i) => {
-                        let v = captures.get(i as usize).cloned().unwrap_or(Value::Null);
+                        let v = or_null(captures.get(i as usize).cloned());
                         self.vm.stack.push(v);
                     }
                     Op::LoadGlobal(g) => {
@@ -420,9 +415,7 @@ impl Exec<'_> {
                         let hash = hashes.get(k as usize).copied().unwrap_or(0);
                         let top = self.vm.top();
                         let v = match &*top {
-                            Value::Object(o) => {
-                                o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
-                            }
+                            Value::Object(o) => or_null(o.get_hashed(key, hash).cloned()),
                             Value::Null => tri!(Err(null_property(key))),
                             _ => Value::Null,
                         };
@@ -450,9 +443,7 @@ impl Exec<'_> {
                             push_bool!(r);
                         } else {
                             let v = match local {
-                                Value::Object(o) => {
-                                    o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
-                                }
+                                Value::Object(o) => or_null(o.get_hashed(key, hash).cloned()),
                                 _ => Value::Null,
                             };
                             self.vm.stack.push(v);
@@ -470,9 +461,7 @@ impl Exec<'_> {
                         let v = match &*top {
                             Value::Array(a) => Value::Number(a.len() as f64),
                             Value::String(s) => Value::Number(s.chars().count() as f64),
-                            Value::Object(o) => {
-                                o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
-                            }
+                            Value::Object(o) => or_null(o.get_hashed(key, hash).cloned()),
                             Value::Null => tri!(Err(null_property(key))),
                             _ => Value::Null,
                         };
@@ -775,18 +764,14 @@ impl Exec<'_> {
                         let key = parts.keys.get(k as usize).map_or("", |k| &**k);
                         let hash = hashes.get(k as usize).copied().unwrap_or(0);
                         let v = match self.vm.peek() {
-                            Value::Object(o) => {
-                                o.get_hashed(key, hash).cloned().unwrap_or(Value::Null)
-                            }
+                            Value::Object(o) => or_null(o.get_hashed(key, hash).cloned()),
                             _ => Value::Null,
                         };
                         self.vm.stack.push(v);
                     }
                     Op::PatternIndex(i) => {
                         let v = match self.vm.peek() {
-                            Value::Array(a) => {
-                                a.items().get(i as usize).cloned().unwrap_or(Value::Null)
-                            }
+                            Value::Array(a) => or_null(a.items().get(i as usize).cloned()),
                             _ => Value::Null,
                         };
                         self.vm.stack.push(v);

@@ -164,10 +164,20 @@ impl std::fmt::Debug for Vm {
     }
 }
 
+/// `v`, else null: `v.unwrap_or(Value::Null)` without making a null first,
+/// which was dropped (through a call) whenever `v` held a value.
+#[inline]
+fn or_null(v: Option<Value>) -> Value {
+    let Some(v) = v else {
+        return Value::Null;
+    };
+    v
+}
+
 impl Vm {
     #[inline]
     fn pop(&mut self) -> Value {
-        self.stack.pop().unwrap_or(Value::Null)
+        or_null(self.stack.pop())
     }
 
     #[inline]

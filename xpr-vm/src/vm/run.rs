@@ -146,11 +146,15 @@ impl Vm {
     pub(super) fn output(&mut self, result: Result<Value, Error>) -> Result<Output<'_>, Error> {
         self.want_fields = false;
         let value = result?;
-        Ok(if self.fields.is_empty() {
-            Output::Value(value)
-        } else {
-            Output::Fields(Fields(&self.fields))
-        })
+        if self.fields.is_empty() {
+            return Ok(Output::Value(value));
+        }
+        // The run's value is the null left in the literal's place: matched,
+        // so that nothing is dropped through a call.
+        if !matches!(value, Value::Null) {
+            drop(value);
+        }
+        Ok(Output::Fields(Fields(&self.fields)))
     }
 
     /// Sets the budgets up for a run: the counters are set afresh, the

@@ -47,27 +47,6 @@ fn measure_pairs(pairs: &[Value]) -> (u64, u32, u64) {
 /// pairwise.
 const MAX_FIELDS: usize = 16;
 
-/// Whether the keys of `pairs` (key/value pairs) are strings, all
-/// distinct: compared pairwise, the same shared string first (an object
-/// literal's keys are constants, so distinct keys are distinct strings
-/// and differ in length or bytes at once).
-fn distinct_keys(pairs: &[Value]) -> bool {
-    let n = pairs.len() / 2;
-    for i in 0..n {
-        let Value::String(k) = &pairs[2 * i] else {
-            return false;
-        };
-        for j in 0..i {
-            if let Value::String(other) = &pairs[2 * j]
-                && (Arc::ptr_eq(k, other) || **k == **other)
-            {
-                return false;
-            }
-        }
-    }
-    true
-}
-
 impl Exec<'_> {
     pub(super) fn build_array(&mut self, start: usize) -> Result<(), Error> {
         let items = self.vm.stack.get(start..).unwrap_or(&[]);
@@ -137,17 +116,55 @@ impl Exec<'_> {
         let start = start.min(self.vm.stack.len());
         let pairs = self.vm.stack.get(start..).unwrap_or(&[]);
         let n = pairs.len() / 2;
-        if n == 0 || n > MAX_FIELDS || !distinct_keys(pairs) {
+        if n == 0 || n > MAX_FIELDS {
             return Ok(false);
         }
-        self.charge_object(start)?;
-        let vm = &mut *self.vm;
-        vm.fields.clear();
-        vm.fields.reserve(2 * n);
-        for v in &mut vm.stack[start..] {
-            vm.fields.push(std::mem::replace(v, Value::Null));
+        // One pass: every key a string, none equal to one before it
+        // (compared as the same shared string first: a literal's keys are
+        // constants, so distinct keys are distinct strings, differing in
+        // length or bytes at once), and the object measured as
+        // `measure_pairs` measures it. Nothing is charged unless every key
+        // passes.
+        let (mut size, mut depth, mut key_bytes) = (HEADER_BYTES, 0, 0u64);
+        for i in 0..n {
+            let (Some(Value::String(k)), Some(v)) = (pairs.get(2 * i), pairs.get(2 * i + 1)) else {
+                return Ok(false);
+            };
+            for j in 0..i {
+                if let Some(Value::String(other)) = pairs.get(2 * j)
+                    && (Arc::ptr_eq(k, other) || **k == **other)
+                {
+                    return Ok(false);
+                }
+            }
+            let key = k.len() as u64;
+            key_bytes = key_bytes.saturating_add(key);
+            size = size.saturating_add(SLOT_BYTES + key + v.logical_size());
+            depth = depth.max(v.depth());
         }
-        vm.stack.truncate(start);
+        // Charged as `charge_object` charges.
+        self.vm.check_depth(depth.saturating_add(1))?;
+        self.vm.alloc(size)?;
+        let work = key_bytes / compare::BYTES_PER_UNIT;
+        if work > 0 {
+            self.vm.fuel(work)?;
+        }
+        let vm = &mut *self.vm;
+        // Empty already after `Vm::run`'s start (tested: no call).
+        if !vm.fields.is_empty() {
+            vm.fields.clear();
+        }
+        if start == 0 {
+            // The whole stack (the usual case: a main program without
+            // locals): the two vectors trade places, nothing moved.
+            std::mem::swap(&mut vm.fields, &mut vm.stack);
+        } else {
+            vm.fields.reserve(2 * n);
+            for v in &mut vm.stack[start..] {
+                vm.fields.push(std::mem::replace(v, Value::Null));
+            }
+            vm.stack.truncate(start);
+        }
         vm.stack.push(Value::Null);
         Ok(true)
     }

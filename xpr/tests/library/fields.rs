@@ -49,6 +49,37 @@ fn object_literal_results_come_as_fields_with_the_same_charges() {
     }
 }
 
+/// A result literal on the whole stack (no locals) is handed over by
+/// trading the stack for the fields; one above locals is moved out of
+/// it. One VM takes turns at both and at whole runs: each run's fields,
+/// fuel and memory are those of its program run whole.
+#[test]
+fn fields_taken_from_the_whole_stack_or_above_locals_agree() {
+    let ctx = json!({"s": "ab", "x": 3, "xs": [1, 2]});
+    let programs: Vec<xpr::Program> = [
+        "{a: s, b: x}",
+        "let k = x * 2; {k: k, s: s + s}",
+        "{a: xs, b: {c: s}, d: x > 2}",
+        "let a = [s]; let b = a; {b: b, n: x}",
+    ]
+    .iter()
+    .map(|src| Engine::new().compile(src).expect("compiles"))
+    .collect();
+    let mut vm = Vm::new();
+    for round in 0..3 {
+        for (i, p) in programs.iter().enumerate() {
+            let f = fields_run(p, &mut vm, &ctx);
+            let w = whole_run(p, &mut vm, &ctx);
+            assert!(f.1, "program {i} came as fields");
+            assert_eq!(
+                (&f.0, f.2, f.3),
+                (&w.0, w.2, w.3),
+                "round {round}, program {i}"
+            );
+        }
+    }
+}
+
 #[test]
 fn errors_and_budgets_are_those_of_run_in() {
     let ctx = json!({"s": "x"});
