@@ -21,11 +21,10 @@ use std::fs::File;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int32Type;
 use arrow_array::{
     Array, ArrayRef, BooleanArray, PrimitiveArray, RecordBatch, RecordBatchReader, StringArray,
 };
-use arrow_buffer::{BooleanBufferBuilder, NullBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBufferBuilder, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
@@ -34,7 +33,7 @@ use parquet::file::serialized_reader::SerializedPageReader;
 
 use super::hybrid::Corrupt;
 use super::pages::{Encoded, Met, Pages};
-use super::values::{Dict, Fixed, dictionary, gather, plain_strings, push_keys, spread, strings};
+use super::values::{Dict, Fixed, gather, keyed, nulls, plain_strings, push_keys, spread, strings};
 
 /// A column's values as decoded here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -340,12 +339,7 @@ impl Column {
             spread(&mut keys, 0, n, valid);
         }
         self.pages.left -= n;
-        let nulls = valid
-            .map(|mut v| NullBuffer::new(v.finish()))
-            .filter(|n| n.null_count() > 0);
-        let keys = PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(keys), nulls)
-            .map_err(|e| e.to_string())?;
-        Ok(Arc::new(dictionary(keys, values)))
+        keyed(keys, valid, values)
     }
 
     /// The next `n` rows, only those set in `keep` (of length `n`) when given.
@@ -402,10 +396,7 @@ impl Column {
             }
         })?;
         let FixedOut(vals, valid) = out;
-        let nulls = valid
-            .map(|mut v| NullBuffer::new(v.finish()))
-            .filter(|n| n.null_count() > 0);
-        let array = PrimitiveArray::<T::Arrow>::try_new(ScalarBuffer::from(vals), nulls)
+        let array = PrimitiveArray::<T::Arrow>::try_new(ScalarBuffer::from(vals), nulls(valid))
             .map_err(|e| e.to_string())?;
         Ok(Arc::new(array))
     }
@@ -656,12 +647,7 @@ impl Column {
             }
             _ => return Err("a dictionary of another type".into()),
         };
-        let nulls = valid
-            .map(|mut v| NullBuffer::new(v.finish()))
-            .filter(|n| n.null_count() > 0);
-        let keys = PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(keys), nulls)
-            .map_err(|e| e.to_string())?;
-        Ok(Arc::new(dictionary(keys, values)))
+        keyed(keys, valid, values)
     }
 }
 

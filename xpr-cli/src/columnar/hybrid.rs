@@ -356,6 +356,11 @@ fn unpack(data: &[u8], start: usize, width: u32, k: usize, out: &mut Vec<u32>) {
 mod tests {
     use super::*;
 
+    /// The largest value of `width` bits.
+    fn mask(width: u32) -> u32 {
+        ((1u64 << width) - 1) as u32
+    }
+
     /// Packs `values` of `width` bits, least significant bit first.
     fn pack(values: &[u32], width: u32) -> Vec<u8> {
         let mut out = vec![0u8; (values.len() * width as usize).div_ceil(8)];
@@ -386,11 +391,7 @@ mod tests {
     /// given as `count` groups of 8 from `value` upward, `true`).
     fn encode(width: u32, runs: &[(u32, usize, bool)]) -> (Vec<u8>, Vec<u32>) {
         let (mut data, mut want) = (Vec::new(), Vec::new());
-        let mask = if width == 32 {
-            u32::MAX
-        } else {
-            (1u32 << width) - 1
-        };
+        let mask = mask(width);
         for &(value, count, packed) in runs {
             if packed {
                 uleb((count as u64) << 1 | 1, &mut data);
@@ -411,11 +412,7 @@ mod tests {
     #[test]
     fn runs_of_every_width_read_in_any_steps() {
         for width in 0..=32 {
-            let mask = if width == 32 {
-                u32::MAX
-            } else {
-                (1u32 << width) - 1
-            };
+            let mask = mask(width);
             let (data, want) = encode(
                 width,
                 &[
@@ -447,11 +444,7 @@ mod tests {
     #[test]
     fn skipping_then_reading_one_picks_the_values_read_gives() {
         for width in [0, 1, 3, 8, 11, 17, 31, 32] {
-            let mask = if width == 32 {
-                u32::MAX
-            } else {
-                (1u32 << width) - 1
-            };
+            let mask = mask(width);
             let (data, want) = encode(
                 width,
                 &[

@@ -9,7 +9,7 @@ use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type};
 use arrow_array::{
     Array, ArrayRef, ArrowPrimitiveType, DictionaryArray, PrimitiveArray, StringArray,
 };
-use arrow_buffer::{BooleanBufferBuilder, Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 
 use super::hybrid::Corrupt;
 
@@ -28,10 +28,7 @@ pub(super) enum Dict {
 /// about 15 instructions a key: a quarter of the flights filter's whole
 /// run (callgrind: 18 of 71 million instructions, issue 16's W1).
 #[allow(unsafe_code)]
-pub(super) fn dictionary(
-    keys: PrimitiveArray<Int32Type>,
-    values: ArrayRef,
-) -> DictionaryArray<Int32Type> {
+fn dictionary(keys: PrimitiveArray<Int32Type>, values: ArrayRef) -> DictionaryArray<Int32Type> {
     debug_assert!(
         keys.iter()
             .flatten()
@@ -44,6 +41,25 @@ pub(super) fn dictionary(
     // the dictionary's, in the one array of both that `finish_strings`
     // makes).
     unsafe { DictionaryArray::new_unchecked(keys, values) }
+}
+
+/// The dictionary array of `keys`, each already checked to be within
+/// `values` (a null row's key is any such), with the validity `valid`.
+pub(super) fn keyed(
+    keys: Vec<i32>,
+    valid: Option<BooleanBufferBuilder>,
+    values: ArrayRef,
+) -> Result<ArrayRef, Corrupt> {
+    let keys = PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(keys), nulls(valid))
+        .map_err(|e| e.to_string())?;
+    Ok(Arc::new(dictionary(keys, values)))
+}
+
+/// The null buffer of a nullable column's validity, if a row is null.
+pub(super) fn nulls(valid: Option<BooleanBufferBuilder>) -> Option<NullBuffer> {
+    valid
+        .map(|mut v| NullBuffer::new(v.finish()))
+        .filter(|n| n.null_count() > 0)
 }
 
 /// A fixed-width plain value.
