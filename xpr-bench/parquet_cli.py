@@ -22,6 +22,11 @@ monotonic clock, around the COPY, after `import duckdb` and a first
 Each command runs ROUNDS times (default 3), in turns; medians are
 reported, with the load average before and after.
 
+With the DuckDB CLI (`pip install duckdb-cli`; on PATH or named by
+DUCKDB), a second comparison: the same COPY run by `duckdb -c`, its CPU
+time its whole process as xpr's is (start-up included on both sides).
+The floor is judged on the first (DuckDB's query alone).
+
 Usage: python xpr-bench/parquet_cli.py XPR_BINARY   (a Python with duckdb
 and pyarrow: `pip install duckdb pyarrow` in a venv; the binary built with
 `cargo build --release -p xpr-cli --features columnar`).
@@ -92,6 +97,13 @@ def duckdb_argv(sql):
     return [sys.executable, "-c", DUCKDB, sql]
 
 
+def duckdb_cli():
+    """The DuckDB CLI to run, if any: DUCKDB, else `duckdb` on PATH."""
+    import shutil
+
+    return os.environ.get("DUCKDB") or shutil.which("duckdb")
+
+
 def main():
     xpr = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,6 +116,8 @@ def main():
         for name, args, sql in WORKLOADS:
             copy = f"COPY ({sql.format(f=path)}) TO '/dev/null' (FORMAT json)"
             commands[(name, "duckdb")] = duckdb_argv(copy)
+            if duckdb_cli():
+                commands[(name, "duckdb cli")] = [duckdb_cli(), "-c", copy]
             base = [xpr, "run", "-q", "--input", "parquet"]
             commands[(name, "xpr")] = base + args + [path]
             commands[(name, "xpr -j1")] = base + ["--jobs", "1"] + args + [path]
@@ -125,6 +139,16 @@ def main():
         dw, dc = med[(name, "duckdb")]
         print(f"| {name} | {xw:.3f} | {xc:.3f} | {jw:.3f} | {jc:.3f} | {dw:.3f} | {dc:.3f} | "
               f"{dc / xc:.2f}x | {dw / xw:.2f}x |")
+    if duckdb_cli():
+        print()
+        print("Whole processes, start-up included on both sides (the DuckDB CLI, `duckdb -c`):")
+        print()
+        print("| workload | xpr CPU s | DuckDB CLI wall s | DuckDB CLI CPU s | DuckDB CLI / xpr CPU |")
+        print("|---|--:|--:|--:|--:|")
+        for name, _, _ in WORKLOADS:
+            _, xc = med[(name, "xpr")]
+            cw, cc = med[(name, "duckdb cli")]
+            print(f"| {name} | {xc:.3f} | {cw:.3f} | {cc:.3f} | {cc / xc:.2f}x |")
 
 
 if __name__ == "__main__":
