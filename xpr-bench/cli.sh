@@ -25,6 +25,14 @@
 # with the floors of issue 18 (DuckDB uses >= 1.5x xpr's CPU time, and
 # more wall time).
 #
+# The other tools of issue 18's table, each on W1-W4 when installed (jq;
+# jaq, on PATH or named by JAQ; Miller's mlr; Polars, through
+# xpr-bench/polars_wl.py run by POLARS_PYTHON, a Python with polars): their
+# CPU and wall time (medians of PEER_RUNS runs, default RUNS) and their CPU
+# time over xpr's on the same workload. Their output is theirs: W4 in jq and
+# jaq is one object (a streaming `reduce`), Miller names the sum
+# `distance_sum`.
+#
 # Usage: xpr-bench/cli.sh            (from anywhere)
 # Environment: LINES_TOTAL (default 400000), RUNS (default 1; each figure's
 # median over the runs is reported when > 1), XPR_BIN (skip the build, use this
@@ -248,6 +256,60 @@ else
     echo
     echo "DuckDB: not measured (no duckdb on PATH; pip install duckdb-cli, or set DUCKDB)"
 fi
+
+# The other tools (issue 18's table), workload by workload.
+declare -A PEER
+jaq_bin=${JAQ:-$(command -v jaq || true)}
+polars_py=${POLARS_PYTHON:-}
+if [[ -n "$polars_py" ]] && ! "$polars_py" -c 'import polars' 2> /dev/null; then polars_py=""; fi
+peer_runs=${PEER_RUNS:-$runs}
+jq_w=(
+    'select(.delay > 60 and .distance > 1000)'
+    '{route: (.origin + "-" + .destination), late: (.delay > 60)}'
+    '(.origin | ascii_downcase) + " -> " + (.destination | ascii_downcase)'
+)
+peer() { # NAME WORKLOAD CMD...: measured, then its CPU time over xpr's
+    local name=$1 wl=$2; shift 2
+    runs=$peer_runs measure "${name}_$wl" "$@"
+    PEER[${name}_$wl]=$(awk -v u="${USER[${name}_$wl]}" -v s="${SYS[${name}_$wl]}" 'BEGIN { printf "%.3f", u + s }')
+}
+echo
+echo "The other tools (medians of $peer_runs runs; CPU time over xpr's on the same workload):"
+for i in 0 1 2 3; do
+    wl=w$((i + 1))
+    if command -v jq > /dev/null; then
+        if (( i < 3 )); then peer jq "$wl" jq -c "${jq_w[$i]}"; else peer jq "$wl" jq -c -n 'reduce inputs as $r ({}; .[$r.origin] += $r.distance)'; fi
+    fi
+    if [[ -n "$jaq_bin" ]]; then
+        if (( i < 3 )); then peer jaq "$wl" "$jaq_bin" -c "${jq_w[$i]}"; else peer jaq "$wl" "$jaq_bin" -c -n 'reduce inputs as $r ({}; .[$r.origin] += $r.distance)'; fi
+    fi
+    if command -v mlr > /dev/null; then
+        case $wl in
+            w1) peer mlr "$wl" mlr --ijsonl --ojsonl filter '$delay > 60 && $distance > 1000' ;;
+            w2) peer mlr "$wl" mlr --ijsonl --ojsonl put '$route = $origin . "-" . $destination; $late = $delay > 60' then cut -o -f route,late ;;
+            w3) peer mlr "$wl" mlr --ijsonl --ojsonl put '$s = tolower($origin) . " -> " . tolower($destination)' then cut -f s ;;
+            w4) peer mlr "$wl" mlr --ijsonl --ojsonl stats1 -a sum -f distance -g origin ;;
+        esac
+    fi
+    if [[ -n "$polars_py" ]]; then peer polars "$wl" "$polars_py" "$here/polars_wl.py" "$wl" "$input"; fi
+done
+printf '| workload | xpr CPU |'
+for t in duckdb jq jaq mlr polars; do printf ' %s CPU (x xpr) |' "$t"; done
+echo
+for wl in w1 w2 w3 w4; do
+    xc=$(awk -v u="${USER[x_$wl]:-0}" -v s="${SYS[x_$wl]:-0}" 'BEGIN { printf "%.3f", u + s }')
+    printf '| %s | %s s |' "${wl^^}" "$xc"
+    for t in d jq jaq mlr polars; do
+        if [[ $t == d ]]; then c=$(awk -v u="${USER[d_$wl]:-}" -v s="${SYS[d_$wl]:-}" 'BEGIN { if (u == "") print ""; else printf "%.3f", u + s }'); else c=${PEER[${t}_$wl]:-}; fi
+        if [[ -z "$c" ]]; then printf ' - |'; else awk -v c="$c" -v x="$xc" 'BEGIN { printf " %.3f s (%.1fx) |", c, (x > 0 ? c / x : 0) }'; fi
+    done
+    echo
+done
+for t in jq jaq mlr polars; do
+    for wl in w1 w2 w3 w4; do
+        [[ -n "${PEER[${t}_$wl]:-}" ]] && report "${t}_$wl"
+    done
+done
 
 # Floors (issue 7), on CPU time because the machine is shared.
 cpu() { awk -v u="${USER[$1]}" -v s="${SYS[$1]}" 'BEGIN { printf "%.4f", u + s }'; }
