@@ -277,12 +277,16 @@ echo
 echo "The other tools (medians of $peer_runs runs; CPU time over xpr's on the same workload):"
 for i in 0 1 2 3; do
     wl=w$((i + 1))
-    if command -v jq > /dev/null; then
-        if (( i < 3 )); then peer jq "$wl" jq -c "${jq_w[$i]}"; else peer jq "$wl" jq -c -n 'reduce inputs as $r ({}; .[$r.origin] += $r.distance)'; fi
-    fi
-    if [[ -n "$jaq_bin" ]]; then
-        if (( i < 3 )); then peer jaq "$wl" "$jaq_bin" -c "${jq_w[$i]}"; else peer jaq "$wl" "$jaq_bin" -c -n 'reduce inputs as $r ({}; .[$r.origin] += $r.distance)'; fi
-    fi
+    # jq and jaq take the same programs.
+    for tool in "jq:$(command -v jq || true)" "jaq:$jaq_bin"; do
+        bin=${tool#*:}
+        [[ -n "$bin" ]] || continue
+        if (( i < 3 )); then
+            peer "${tool%%:*}" "$wl" "$bin" -c "${jq_w[$i]}"
+        else
+            peer "${tool%%:*}" "$wl" "$bin" -c -n 'reduce inputs as $r ({}; .[$r.origin] += $r.distance)'
+        fi
+    done
     if command -v mlr > /dev/null; then
         case $wl in
             w1) peer mlr "$wl" mlr --ijsonl --ojsonl filter '$delay > 60 && $distance > 1000' ;;

@@ -327,19 +327,29 @@ impl Column {
         }
         let values = values.clone();
         let mut valid = self.pages.optional.then(|| BooleanBufferBuilder::new(n));
-        let present = self.pages.levels(n, valid.as_mut())?;
+        let mut keys = Vec::with_capacity(n);
+        // One run: the rows lie within the current page.
+        self.page_runs(n, valid.as_mut(), |c, present, m, valid| {
+            let start = keys.len();
+            c.push_page_keys(present, &mut keys)?;
+            if let (true, Some(valid)) = (present < m, valid) {
+                spread(&mut keys, start, m, valid);
+            }
+            Ok(())
+        })?;
+        keyed(keys, valid, values)
+    }
+
+    /// Appends the keys of the current dictionary page's next `present`
+    /// values to `keys`, each checked against the chunk's dictionary.
+    fn push_page_keys(&mut self, present: usize, keys: &mut Vec<i32>) -> Result<(), Corrupt> {
+        let entries = self.dict_entries();
         let Encoded::Dict(h) = &mut self.pages.values else {
-            return Err("a dictionary page changed its encoding".into());
+            return Err("keys asked of a plain page".into());
         };
         self.indices.clear();
         h.read(present, &mut self.indices)?;
-        let mut keys = Vec::with_capacity(n);
-        push_keys(&mut keys, &self.indices, values.len())?;
-        if let (true, Some(valid)) = (present < n, &valid) {
-            spread(&mut keys, 0, n, valid);
-        }
-        self.pages.left -= n;
-        keyed(keys, valid, values)
+        push_keys(keys, &self.indices, entries)
     }
 
     /// The next `n` rows, only those set in `keep` (of length `n`) when given.
@@ -598,11 +608,7 @@ impl Column {
                     let last = entries + ends.len() - 1;
                     keys.extend((first..last).map(|k| i32::try_from(k).unwrap_or(i32::MAX)));
                 }
-                Encoded::Dict(h) => {
-                    c.indices.clear();
-                    h.read(present, &mut c.indices)?;
-                    push_keys(keys, &c.indices, entries)?;
-                }
+                Encoded::Dict(_) => c.push_page_keys(present, keys)?,
             }
             if let (true, Some(valid)) = (present < m, valid) {
                 spread(keys, start, m, valid);
