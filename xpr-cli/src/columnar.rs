@@ -39,7 +39,9 @@ use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs, json_out};
 
 mod decode;
 mod groups;
+mod guard;
 mod hybrid;
+mod ipc;
 mod object;
 mod pages;
 mod rows;
@@ -119,6 +121,8 @@ struct Reader {
     /// kept rows).
     groups: Option<groups::Groups>,
     seq: u64,
+    /// The file being read, for errors.
+    source: Option<Arc<str>>,
     /// Whether string columns may be read as dictionaries (their type is
     /// not written out: NDJSON output).
     dictionaries: bool,
@@ -126,7 +130,22 @@ struct Reader {
 
 impl Reader {
     /// The next batch, or none at the end of the last file.
+    ///
+    /// # Errors
+    /// A file cannot be read (status 2): after that, no further batch.
     fn next(&mut self) -> Result<Option<Taken>, Exit> {
+        let next = guard::decoding(|| self.read_next()).unwrap_or_else(|e| {
+            let source = self.source.clone().unwrap_or_default();
+            Err(read_error(&source, &e))
+        });
+        if next.is_err() {
+            self.files = Vec::new().into_iter();
+            (self.current, self.groups) = (None, None);
+        }
+        next
+    }
+
+    fn read_next(&mut self) -> Result<Option<Taken>, Exit> {
         loop {
             if let Some((source, batches, rows)) = &mut self.current {
                 match batches.next() {
@@ -171,6 +190,7 @@ impl Reader {
                 return Ok(None);
             };
             let source: Arc<str> = path.display().to_string().into();
+            self.source = Some(source.clone());
             let opened = open(
                 &path,
                 &source,
@@ -251,6 +271,8 @@ fn open(
         InputFormat::Parquet => {
             let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())
                 .map_err(|e| e.to_string())?;
+            let file_len = file.metadata().map_err(|e| e.to_string())?.len();
+            groups::check_chunks(meta.metadata(), file_len)?;
             let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
             let bytes: i64 = meta
                 .metadata()
@@ -288,6 +310,7 @@ fn open(
             let file = file.into_inner();
             let mut file = file;
             std::io::Seek::rewind(&mut file).map_err(|e| super::input::io_text(&e))?;
+            ipc::check_lengths(&file, is_file)?;
             if is_file {
                 let probe = arrow_ipc::reader::FileReader::try_new(
                     file.try_clone().map_err(|e| e.to_string())?,
@@ -851,6 +874,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         current: None,
         groups: None,
         seq: 0,
+        source: None,
         dictionaries: args.output_format == OutputFormat::Ndjson,
     };
     // The first file's schema, for an output with no batch at all.

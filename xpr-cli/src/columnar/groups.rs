@@ -24,6 +24,7 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
     ArrowPredicateFn, ArrowReaderMetadata, ParquetRecordBatchReaderBuilder, RowFilter,
 };
+use parquet::file::metadata::ParquetMetaData;
 use xpr::{Error, Program};
 use xpr_arrow::BatchOptions;
 
@@ -193,6 +194,34 @@ impl Groups {
             .map_err(|e| e.to_string())?;
         Ok(Some((Box::new(reader), first_row)))
     }
+}
+
+/// Checks that every column chunk `meta` lists lies within the file,
+/// `file_len` bytes long: parquet's reader panics on a negative offset
+/// and sizes its reads by these numbers.
+///
+/// # Errors
+/// The first chunk out of place, named by row group and column.
+pub(super) fn check_chunks(meta: &ParquetMetaData, file_len: u64) -> Result<(), String> {
+    for (g, group) in meta.row_groups().iter().enumerate() {
+        for chunk in group.columns() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let end = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(chunk.compressed_size()).ok())
+                .and_then(|(s, n)| s.checked_add(n));
+            if end.is_none_or(|e| e > file_len) {
+                return Err(format!(
+                    "damaged file: row group {g}'s column chunk {} lies outside the file \
+                     ({file_len} bytes)",
+                    chunk.column_path()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The predicate over a row group starting at the file's row `first_row`

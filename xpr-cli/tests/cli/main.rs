@@ -11,6 +11,8 @@ mod cli_calls;
 mod cli_card;
 #[cfg(feature = "columnar")]
 mod cli_columnar;
+#[cfg(feature = "columnar")]
+mod cli_columnar_damaged;
 mod cli_cost;
 mod cli_explain;
 mod cli_guard;
