@@ -33,7 +33,9 @@ use parquet::file::serialized_reader::SerializedPageReader;
 
 use super::hybrid::Corrupt;
 use super::pages::{Encoded, Met, Pages};
-use super::values::{Dict, Fixed, gather, keyed, nulls, plain_strings, push_keys, spread, strings};
+use super::values::{
+    Dict, Fixed, StrPage, gather, keyed, nulls, plain_strings, push_keys, spread, strings,
+};
 
 /// A column's values as decoded here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,12 +156,17 @@ impl Fast {
             let file = Arc::new(file.try_clone().map_err(|e| e.to_string())?);
             let mut fields = Vec::with_capacity(plan.len());
             let mut decoders = Vec::with_capacity(plan.len());
-            for (i, ty, optional, field) in plan {
+            for (p, (i, ty, optional, field)) in plan.into_iter().enumerate() {
                 let pages = SerializedPageReader::new(file.clone(), chunks.column(i), rows, None)
                     .map_err(|e| e.to_string())?;
+                // Late, a column the predicate does not read gives its
+                // kept rows only.
+                let few = late.as_ref().is_some_and(|(at, _, _)| !at.contains(&p));
                 decoders.push(Column {
                     name: field.name().clone(),
                     ty,
+                    few,
+                    copied: 0,
                     pages: Pages {
                         reader: Box::new(pages),
                         optional,
@@ -277,6 +284,11 @@ impl RecordBatchReader for Fast {
 struct Column {
     name: String,
     ty: Ty,
+    /// Whether few of the rows are read (the kept rows of a late filter):
+    /// then a string dictionary stays in its page ([`StrPage`]) until as
+    /// many strings were copied out of it as it holds (`copied`).
+    few: bool,
+    copied: usize,
     pages: Pages,
     dict: Dict,
     /// Reused for dictionary indices.
@@ -302,6 +314,27 @@ struct StrOut {
     valid: Option<BooleanBufferBuilder>,
     data: Vec<u8>,
     ends: Vec<i32>,
+}
+
+/// Appends to `out` the rows of dictionary `indices` (each with a value):
+/// their keys into `dict`, or for a dictionary left in its page, their
+/// strings copied out, keyed in order.
+fn put_indices(dict: &Dict, indices: &[u32], out: &mut StrOut) -> Result<(), Corrupt> {
+    let Dict::Page(page) = dict else {
+        let entries = match dict {
+            Dict::Str(d) => d.len(),
+            _ => 0,
+        };
+        return push_keys(&mut out.keys, indices, entries);
+    };
+    for &i in indices {
+        page.copy(i as usize, &mut out.data)?;
+        let end = i32::try_from(out.data.len()).map_err(|_| "strings beyond 2 GiB in one batch")?;
+        out.ends.push(end);
+        out.keys
+            .push(i32::try_from(out.ends.len() - 2).unwrap_or(i32::MAX));
+    }
+    Ok(())
 }
 
 impl Column {
@@ -366,6 +399,14 @@ impl Column {
             Ty::F32 => self.selected::<f32>(n, kept, keep),
             Ty::F64 => self.selected::<f64>(n, kept, keep),
             Ty::Str => {
+                if let Dict::Page(page) = &self.dict {
+                    // Copying out has cost what decoding the whole
+                    // dictionary would: keys from now on.
+                    if self.copied > page.len() {
+                        self.dict = Dict::Str(page.decode()?);
+                    }
+                    self.copied += kept;
+                }
                 let mut out = StrOut {
                     keys: Vec::with_capacity(kept),
                     valid: optional.then(|| BooleanBufferBuilder::new(kept)),
@@ -375,7 +416,7 @@ impl Column {
                 self.runs(n, keep, |c, step| match step {
                     Step::Rows(m) => c.append_strings(m, &mut out),
                     Step::Indices(indices) => {
-                        push_keys(&mut out.keys, indices, c.dict_entries())?;
+                        put_indices(&c.dict, indices, &mut out)?;
                         if let Some(valid) = &mut out.valid {
                             valid.append_n(indices.len(), true);
                         }
@@ -490,6 +531,10 @@ impl Column {
                 Ty::I64 => i64::dictionary(&buf, count)?,
                 Ty::F32 => f32::dictionary(&buf, count)?,
                 Ty::F64 => f64::dictionary(&buf, count)?,
+                Ty::Str if self.few => {
+                    self.copied = 0;
+                    Dict::Page(StrPage::new(buf, count)?)
+                }
                 Ty::Str => {
                     let (mut data, mut ends) = (Vec::new(), vec![0]);
                     plain_strings(&buf, &mut 0, count, &mut data, &mut ends)?;
@@ -592,36 +637,39 @@ impl Column {
 
     /// Appends the next `n` rows to `out`.
     fn append_strings(&mut self, n: usize, out: &mut StrOut) -> Result<(), Corrupt> {
-        let StrOut {
-            keys,
-            valid,
-            data,
-            ends,
-        } = out;
-        self.page_runs(n, valid.as_mut(), |c, present, m, valid| {
-            let start = keys.len();
+        let mut valid = out.valid.take();
+        let done = self.page_runs(n, valid.as_mut(), |c, present, m, valid| {
+            let start = out.keys.len();
             let entries = c.dict_entries();
             match &mut c.pages.values {
                 Encoded::Plain(buf, pos) => {
-                    let first = entries + ends.len() - 1;
-                    plain_strings(buf, pos, present, data, ends)?;
-                    let last = entries + ends.len() - 1;
-                    keys.extend((first..last).map(|k| i32::try_from(k).unwrap_or(i32::MAX)));
+                    let first = entries + out.ends.len() - 1;
+                    plain_strings(buf, pos, present, &mut out.data, &mut out.ends)?;
+                    let last = entries + out.ends.len() - 1;
+                    let keys = (first..last).map(|k| i32::try_from(k).unwrap_or(i32::MAX));
+                    out.keys.extend(keys);
                 }
-                Encoded::Dict(_) => c.push_page_keys(present, keys)?,
+                Encoded::Dict(h) => {
+                    c.indices.clear();
+                    h.read(present, &mut c.indices)?;
+                    put_indices(&c.dict, &c.indices, out)?;
+                }
             }
             if let (true, Some(valid)) = (present < m, valid) {
-                spread(keys, start, m, valid);
+                spread(&mut out.keys, start, m, valid);
             }
             Ok(())
-        })
+        });
+        out.valid = valid;
+        done
     }
 
     /// How many entries the column chunk's dictionary holds.
     fn dict_entries(&self) -> usize {
         match &self.dict {
             Dict::Str(d) | Dict::Fixed(d) => d.len(),
-            Dict::None => 0,
+            // Keys number the strings copied out.
+            Dict::None | Dict::Page(_) => 0,
         }
     }
 
@@ -635,7 +683,7 @@ impl Column {
         } = out;
         let values: ArrayRef = match (&self.dict, ends.len()) {
             (Dict::Str(d), 1) => d.clone(),
-            (Dict::None, _) => Arc::new(strings(data, ends)?),
+            (Dict::None | Dict::Page(_), _) => Arc::new(strings(data, ends)?),
             (Dict::Str(d), _) => {
                 // Plain pages after dictionary ones: one array of both.
                 let d = d
