@@ -24,7 +24,9 @@
 //! only adds a check). Each call runs on a worker thread with a VM of its
 //! own (`src/worker.rs`): a hostile expression ends in an error result
 //! (`fuel`, `memory`, `timeout`, `depth`, ...) and the server goes on
-//! serving. Once started, the server reads and writes nothing but its
+//! serving. Every incoming message is held to the limits before it is
+//! parsed, and answered with a JSON-RPC error if it cannot be taken
+//! ([`Gate`]). Once started, the server reads and writes nothing but its
 //! standard input and output (diagnostics of its own go to standard
 //! error); the schema file is read before it serves.
 //!
@@ -34,16 +36,20 @@
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 //! let engine = xpr::Engine::new(); // default limits
 //! let server = xpr_mcp::Server::new(engine, xpr_mcp::Guards::default(), 2);
-//! server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+//! let (stdin, stdout) = rmcp::transport::stdio();
+//! let transport = server.transport(tokio::io::BufReader::new(stdin), stdout);
+//! server.serve(transport).await?.waiting().await?;
 //! # Ok(())
 //! # }
 //! ```
 
+mod gate;
 mod guards;
 mod server;
 mod tools;
 mod worker;
 
+pub use gate::{Gate, MAX_LINE, MAX_NESTING};
 pub use guards::{GuardArgs, Guards};
 pub use server::{CARD_URI, Server};
 pub use xpr_args::LimitArgs;

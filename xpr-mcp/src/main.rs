@@ -69,7 +69,9 @@ fn main() -> ExitCode {
     };
     let server = Server::new(cli.guard.apply(cli.limits.engine()), guards, jobs);
     let outcome = runtime.block_on(async {
-        let running = server.serve(rmcp::transport::stdio()).await?;
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let transport = server.transport(tokio::io::BufReader::new(stdin), stdout);
+        let running = server.serve(transport).await?;
         running.waiting().await?;
         Ok::<(), Box<dyn std::error::Error>>(())
     });

@@ -11,8 +11,10 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio::io::{AsyncBufRead, AsyncWrite};
 use xpr::Engine;
 
+use crate::gate::Gate;
 use crate::guards::Guards;
 use crate::tools::{self, JsonObject, Outcome};
 use crate::worker::Workers;
@@ -27,7 +29,11 @@ pub const CARD_URI: &str = "xpr://language-card";
 pub struct Server {
     workers: Arc<Workers>,
     card: Arc<str>,
+    jobs: usize,
 }
+
+/// Requests read and not yet answered, per job: one running, one waiting.
+const IN_FLIGHT_PER_JOB: usize = 2;
 
 impl Server {
     /// A server compiling with `engine` (whose limits and allowlist every
@@ -38,7 +44,25 @@ impl Server {
         Server {
             workers: Arc::new(Workers::new(engine, guards, jobs)),
             card,
+            jobs: jobs.max(1),
         }
+    }
+
+    /// The transport to serve on, reading messages from `read` and
+    /// writing to `write` (standard input and output): a [`Gate`] that
+    /// refuses, with a JSON-RPC error, a message nested deeper than
+    /// [`crate::MAX_NESTING`] levels, longer than [`crate::MAX_LINE`]
+    /// bytes or whose parsed form would take more than the server's memory
+    /// limit (bytes), and reads nothing more while two requests per job
+    /// are being answered.
+    pub fn transport<R, W>(&self, read: R, write: W) -> Gate<R, W>
+    where
+        R: AsyncBufRead + Unpin + Send,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let memory = self.workers.engine().limits().memory;
+        let memory = memory.map(|m| usize::try_from(m).unwrap_or(usize::MAX));
+        Gate::new(read, write, memory, self.jobs * IN_FLIGHT_PER_JOB)
     }
 
     /// Calls tool `name` with `arguments`, as `tools/call` does. `None`:
@@ -132,9 +156,17 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        match self.call(&request.name, request.arguments.as_ref()).await {
+        // A cancelled call stops waiting for a worker and lets go of its
+        // arguments (a run already started ends under its budgets).
+        let call = tokio::select! {
+            result = self.call(&request.name, request.arguments.as_ref()) => result,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("cancelled", None));
+            }
+        };
+        match call {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::invalid_params(
                 format!(
