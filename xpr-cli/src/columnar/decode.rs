@@ -344,10 +344,12 @@ impl Column {
     }
 
     /// The next `n` rows as [`Column::read`] gives them, but for a
-    /// column of numbers whose `n` rows all lie in one dictionary-encoded
-    /// data page: then as a `Dictionary(Int32, _)` array of keys into the
-    /// chunk's dictionary, no value copied (a predicate compares each
-    /// entry once, then looks rows up by key).
+    /// column of numbers in dictionary-encoded data pages: then as a
+    /// `Dictionary(Int32, _)` array of keys into the chunk's dictionary, no
+    /// value copied (a predicate compares each entry once, then looks rows
+    /// up by key). The rows may span pages: they share the chunk's one
+    /// dictionary. Should a plain page (a dictionary that overflowed) or
+    /// another dictionary come part way, the batch is values throughout.
     fn read_coded(&mut self, n: usize) -> Result<ArrayRef, Corrupt> {
         while n > 0 && self.pages.left == 0 {
             self.next_page()?;
@@ -355,22 +357,38 @@ impl Column {
         let (Dict::Fixed(values), Encoded::Dict(_)) = (&self.dict, &self.pages.values) else {
             return self.read(n);
         };
-        if n == 0 || self.pages.left < n {
-            return self.read(n);
-        }
         let values = values.clone();
         let mut valid = self.pages.optional.then(|| BooleanBufferBuilder::new(n));
         let mut keys = Vec::with_capacity(n);
-        // One run: the rows lie within the current page.
-        self.page_runs(n, valid.as_mut(), |c, present, m, valid| {
+        let mut need = n;
+        while need > 0 {
+            if self.pages.left == 0 {
+                self.next_page()?;
+                continue;
+            }
+            let same = matches!(&self.dict, Dict::Fixed(d) if Arc::ptr_eq(d, &values));
+            if !same || !matches!(self.pages.values, Encoded::Dict(_)) {
+                break;
+            }
+            let m = need.min(self.pages.left);
+            let present = self.pages.levels(m, valid.as_mut())?;
             let start = keys.len();
-            c.push_page_keys(present, &mut keys)?;
-            if let (true, Some(valid)) = (present < m, valid) {
+            self.push_page_keys(present, &mut keys)?;
+            if let (true, Some(valid)) = (present < m, valid.as_ref()) {
                 spread(&mut keys, start, m, valid);
             }
-            Ok(())
-        })?;
-        keyed(keys, valid, values)
+            self.pages.left -= m;
+            need -= m;
+        }
+        let coded = keyed(keys, valid, values)?;
+        if need == 0 {
+            return Ok(coded);
+        }
+        let rest = self.read(need)?;
+        let coded = coded.as_any_dictionary();
+        let coded = arrow_select::take::take(coded.values(), coded.keys(), None);
+        arrow_select::concat::concat(&[coded.map_err(|e| e.to_string())?.as_ref(), rest.as_ref()])
+            .map_err(|e| e.to_string())
     }
 
     /// Appends the keys of the current dictionary page's next `present`
