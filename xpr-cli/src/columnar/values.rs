@@ -266,19 +266,18 @@ pub(super) fn push_keys(
     indices: &[u32],
     entries: usize,
 ) -> Result<(), Corrupt> {
-    check_indices(indices, entries)?;
-    keys.extend(indices.iter().map(|&i| i as i32));
-    Ok(())
-}
-
-/// Checks every index is below `entries` (a loop that vectorises).
-pub(super) fn check_indices(indices: &[u32], entries: usize) -> Result<(), Corrupt> {
-    match indices.iter().copied().max() {
-        Some(max) if max as usize >= entries => {
-            Err(format!("a dictionary index beyond its {entries} entries"))
-        }
-        _ => Ok(()),
+    // Checked as they are copied, in one pass (on an error, the keys
+    // already appended are dropped with the batch).
+    let limit = u32::try_from(entries).unwrap_or(u32::MAX);
+    let mut beyond = false;
+    keys.extend(indices.iter().map(|&i| {
+        beyond |= i >= limit;
+        i as i32
+    }));
+    if beyond {
+        return Err(format!("a dictionary index beyond its {entries} entries"));
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -296,6 +295,17 @@ mod tests {
             b.extend_from_slice(t.as_bytes());
         }
         Bytes::from(b)
+    }
+
+    #[test]
+    fn keys_are_checked_against_the_dictionary_as_they_are_copied() {
+        let mut keys = vec![7];
+        super::push_keys(&mut keys, &[0, 4, 2], 5).expect("within");
+        assert_eq!(keys, [7, 0, 4, 2]);
+        for (bad, entries) in [(&[0, 5, 1][..], 5), (&[u32::MAX][..], 5), (&[0][..], 0)] {
+            let e = super::push_keys(&mut Vec::new(), bad, entries).unwrap_err();
+            assert!(e.contains(&format!("beyond its {entries} entries")), "{e}");
+        }
     }
 
     #[test]
