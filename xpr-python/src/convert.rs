@@ -11,9 +11,11 @@
 //!
 //! Python to XPR: `None`, `bool`, `int`, `float`, `str`, `dict` (string
 //! keys), `list` and `tuple` (and their subclasses). An `int` becomes a
-//! double (rounded beyond 2^53, as JSON numbers are); NaN and infinities,
-//! which XPR never holds, are a `ValueError`; other types a `TypeError`;
-//! nesting deeper than the value-depth limit an `XprDepthError`.
+//! double (rounded beyond 2^53, as JSON numbers are, by its value alone:
+//! no Python code runs, a subclass's `__float__` included; an
+//! `OverflowError` beyond the doubles); NaN and infinities, which XPR
+//! never holds, are a `ValueError`; other types a `TypeError`; nesting
+//! deeper than the value-depth limit an `XprDepthError`.
 //!
 //! XPR to Python, as `json.loads` reads the JSON the `xpr` tool writes: a
 //! number with no fractional part below 1e21 in magnitude is an `int`
@@ -517,11 +519,23 @@ fn number(n: f64) -> PyResult<Value> {
     }
 }
 
+/// An `int` (or a subclass's) as a double, from its value alone.
+///
+/// No Python code runs: beyond 64 bits the value is rounded by
+/// `int.__float__` itself, never by a subclass's `__float__`, which could
+/// change the dict being read (its iterator would panic) and would make a
+/// subclass's value depend on its magnitude.
 fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
     match i.extract::<i64>() {
         Ok(n) => Ok(Value::Number(n as f64)),
-        // Beyond 64 bits: float(i), an OverflowError beyond the doubles.
-        Err(_) => number(i.extract::<f64>()?),
+        // Beyond 64 bits: int.__float__(i), an OverflowError beyond the doubles.
+        Err(_) => {
+            let py = i.py();
+            let to_float = py
+                .get_type::<PyInt>()
+                .getattr(pyo3::intern!(py, "__float__"))?;
+            number(to_float.call1((i,))?.cast_into::<PyFloat>()?.value())
+        }
     }
 }
 

@@ -1,0 +1,42 @@
+"""Hostile inputs: Python objects that run code or mutate what is being
+converted, out-of-range limits, host functions that re-enter the engine.
+Every outcome is an exception of a documented type (or a value), never a
+panic, a crash or a blow-up. What could crash the interpreter runs in a
+child process, so that a crash fails the test instead of the suite."""
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import xpr_rs
+
+
+def run_child(code, timeout=60):
+    """Runs ``code`` in a fresh interpreter; returns its completed process."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def test_an_int_subclass_is_read_by_its_value_whatever_its_float_does():
+    # Converting a dict runs no Python code: a big int subclass's
+    # __float__ (which mutated the dict being read, a Rust panic) is
+    # never called; its value is what counts, as for a small one.
+    record = {}
+
+    class Big(int):
+        def __float__(self):
+            record[f"k{len(record)}"] = 0
+            return 1.0
+
+    record["a"] = Big(2**70)
+    record["b"] = Big(5)
+    assert xpr_rs.compile("x").evaluate({"x": record}) == {"a": 2**70, "b": 5}
+    assert xpr_rs.compile("x.a > 1e20").evaluate({"x": record}) is True
+    assert xpr_rs.compile("f()", functions={"f": lambda: record}).evaluate() == {"a": 2**70, "b": 5}
+    assert list(record) == ["a", "b"]
+
