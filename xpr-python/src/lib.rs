@@ -124,7 +124,9 @@ fn compile(
     Ok(Program::new(py, program, text, reader, options.unbind()))
 }
 
-/// `timeout_ms`: milliseconds (int or float), or `math.inf` for none.
+/// `timeout_ms`: milliseconds (int or float), or `math.inf` for none. A
+/// finite number beyond what a `Duration` holds (1e300) is the longest
+/// one.
 fn timeout(value: &Bound<'_, PyAny>) -> PyResult<Option<Duration>> {
     let ms: f64 = value.extract().map_err(|_| {
         PyValueError::new_err("timeout_ms must be a number of milliseconds or math.inf")
@@ -132,7 +134,9 @@ fn timeout(value: &Bound<'_, PyAny>) -> PyResult<Option<Duration>> {
     if ms == f64::INFINITY {
         Ok(None)
     } else if ms.is_finite() && ms >= 0.0 {
-        Ok(Some(Duration::from_secs_f64(ms / 1000.0)))
+        Ok(Some(
+            Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX),
+        ))
     } else {
         Err(PyValueError::new_err(
             "timeout_ms must be a number of milliseconds or math.inf",

@@ -40,3 +40,9 @@ def test_an_int_subclass_is_read_by_its_value_whatever_its_float_does():
     assert xpr_rs.compile("f()", functions={"f": lambda: record}).evaluate() == {"a": 2**70, "b": 5}
     assert list(record) == ["a", "b"]
 
+
+def test_a_timeout_beyond_any_duration_is_no_panic():
+    # 1e300 ms cannot be a Duration: it is held as the longest one.
+    for ms in (1e300, 1.7976931348623157e308, 10**30):
+        assert xpr_rs.compile("1 + 1", timeout_ms=ms).evaluate() == 2
+
