@@ -5,8 +5,8 @@
 //! converts its result back. It costs fuel: one unit as every host call,
 //! plus one per 16 bytes of the logical size of its arguments and result
 //! (the conversion work). A Python exception becomes a host error whose
-//! message names the function and the exception and carries the traceback
-//! text; the exception itself becomes the `__cause__` of the
+//! message names the function and the exception and carries the
+//! traceback's frames; the exception itself becomes the `__cause__` of the
 //! `XprHostError` raised.
 
 use pyo3::prelude::*;
@@ -115,23 +115,31 @@ fn call(
         .map_err(|e| raised(e, "returned a value XPR cannot hold:"))
 }
 
-/// `TypeName: message`, then the traceback (`traceback.format_exception`).
+/// `TypeName: message`, then the traceback's frames
+/// (`traceback.format_tb`). The message is there once: not again as the
+/// traceback's last line, nor with the exceptions chained to it (the
+/// exception is the `__cause__` of the host error), so that a host error
+/// raised through nested evaluations grows by a few lines a level, not
+/// twice over.
 fn describe(py: Python<'_>, e: &PyErr) -> String {
     let head = e.value(py).to_string();
     let kind = e
         .get_type(py)
         .name()
         .map_or_else(|_| "Exception".to_string(), |n| n.to_string());
-    let trace = || -> PyResult<String> {
-        let lines = py.import("traceback")?.call_method1(
-            "format_exception",
-            (e.get_type(py), e.value(py), e.traceback(py)),
-        )?;
+    let trace = || -> PyResult<Option<String>> {
+        let Some(tb) = e.traceback(py) else {
+            return Ok(None);
+        };
+        let lines = py.import("traceback")?.call_method1("format_tb", (tb,))?;
         let text = PyString::new(py, "").call_method1("join", (lines,))?;
-        text.extract()
+        Ok(Some(text.extract()?))
     };
     match trace() {
-        Ok(t) => format!("{kind}: {head}\n{}", t.trim_end()),
-        Err(_) => format!("{kind}: {head}"),
+        Ok(Some(t)) => format!(
+            "{kind}: {head}\nTraceback (most recent call last):\n{}",
+            t.trim_end()
+        ),
+        _ => format!("{kind}: {head}"),
     }
 }
