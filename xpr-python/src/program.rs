@@ -225,7 +225,8 @@ impl Program {
     /// the result as a Python value (an integral number as int).
     ///
     /// Raises an `XprError` subclass for an evaluation error, `TypeError`
-    /// or `ValueError` for a context XPR cannot hold.
+    /// or `ValueError` for a context XPR cannot hold (`OverflowError` for
+    /// an int beyond the doubles).
     #[pyo3(signature = (context=None))]
     fn evaluate<'py>(
         &self,

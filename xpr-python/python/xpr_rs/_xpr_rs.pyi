@@ -56,7 +56,8 @@ class Program:
         small evaluation and released while the VM runs once one
         evaluation of the program has used 20,000 fuel units. Raises an
         ``XprError`` subclass; ``TypeError`` or ``ValueError`` for a
-        context value XPR cannot hold."""
+        context value XPR cannot hold (``OverflowError`` for an int
+        beyond the doubles)."""
     def evaluate_many(self, contexts: Iterable[Mapping[str, Any]]) -> list[Value]:
         """Evaluates against each context, in chunks with the GIL released
         while they run. The first error is raised, with ``.index``."""
