@@ -72,3 +72,27 @@ def test_nested_host_errors_grow_linearly():
     assert "Traceback (most recent call last)" in message
     assert isinstance(info.value.__cause__, xpr_rs.XprHostError)
 
+
+def test_a_host_function_re_entering_without_end_is_no_crash():
+    # Each evaluation nested in a host function took native stack with no
+    # bound but Python's recursion limit: a segfault at ~340 levels. Runs
+    # nested so now share the core's native ceiling (xpr-vm).
+    for where in ("main", "thread"):
+        child = run_child(f"""
+            import sys, threading, xpr_rs
+            def again():
+                return program.evaluate()
+            program = xpr_rs.compile("again()", functions={{"again": again}})
+            def go():
+                try:
+                    program.evaluate()
+                except xpr_rs.XprError as e:
+                    print("raised", type(e).__name__)
+            if "{where}" == "thread":
+                threading.stack_size(2 << 20)  # what the core is calibrated for
+                t = threading.Thread(target=go); t.start(); t.join()
+            else:
+                go()
+        """)
+        assert child.returncode == 0, (where, child.returncode, child.stderr[-2000:])
+        assert child.stdout.startswith("raised Xpr"), (where, child.stdout, child.stderr[-2000:])

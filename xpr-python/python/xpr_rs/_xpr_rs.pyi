@@ -25,7 +25,9 @@ def compile(
     evaluation (default 100), ``max_depth`` nesting of the expression
     (default 50). ``functions`` maps names to Python callables the
     expression may call (with the GIL held; a call costs fuel; an
-    exception becomes an ``XprHostError``). ``seed`` fixes ``random()``.
+    exception becomes an ``XprHostError``; a callable may evaluate
+    programs, nested up to about 50 deep, beyond which the innermost
+    raises ``XprDepthError``). ``seed`` fixes ``random()``.
 
     Raises an ``XprError`` subclass when ``source`` does not compile.
     """

@@ -19,7 +19,7 @@
 //! bitset `absent`, so later calls in the same run cost a bit test.
 
 use super::errors::{internal, not_callable};
-use super::{Exec, Flow, NULL, or_null};
+use super::{Exec, Flow, HOST_CALL_LEVELS, NATIVE_OUTER, NULL, or_null};
 use crate::context::Field;
 use crate::error::{Error, ErrorKind};
 use crate::function::{Function, HostFunction, Meter};
@@ -104,9 +104,12 @@ impl Exec<'_> {
         self.vm.check_interrupts(true)?;
         self.vm.enter()?;
         let mut meter = Meter::default();
+        // A run the host function starts continues this run's native count.
+        let outer = NATIVE_OUTER.replace(self.native.saturating_add(HOST_CALL_LEVELS));
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             (h.callback)(&mut meter, args)
         }));
+        NATIVE_OUTER.set(outer);
         self.vm.leave();
         // The host's own failure is reported first; budgets after.
         let v = match r {

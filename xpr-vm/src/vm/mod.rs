@@ -67,9 +67,27 @@ use crate::value::Value;
 /// push VM frames, but a callback re-enters the interpreter on the native
 /// stack; 100 such levels (what the default call depth of 200 allows, a
 /// built-in and a closure per level) fit a 2 MiB thread in a debug build.
+/// A run a host function starts on the same thread continues the count
+/// (`NATIVE_OUTER`): nested runs share the ceiling.
 ///
 /// [`Limits::call_depth`]: crate::Limits::call_depth
 pub const NATIVE_CALL_CEILING: u32 = 100;
+
+/// Native levels a host function call counts for a run it starts on its
+/// thread (see [`NATIVE_OUTER`]): the host's own frames and the nested
+/// run's set-up lie between. Two: a Python callable evaluating a program
+/// that calls it again takes ~24 KiB of stack a level in a debug build,
+/// so 50 levels fit a 2 MiB thread.
+const HOST_CALL_LEVELS: u32 = 2;
+
+thread_local! {
+    /// The native nesting ([`NATIVE_CALL_CEILING`]) at which a run started
+    /// on this thread begins: zero, or inside a host function the calling
+    /// run's count plus [`HOST_CALL_LEVELS`]. A host function may run a
+    /// program (a Python callable evaluating one); runs nested so share one
+    /// ceiling instead of each taking up to a full one of native stack.
+    static NATIVE_OUTER: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
 
 type Args = SmallVec<[Value; 8]>;
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use super::budget::CHUNK;
 use super::errors::cancelled;
 use super::runtime::Rng;
-use super::{Callee, Exec, Frame, Vm};
+use super::{Callee, Exec, Frame, NATIVE_CALL_CEILING, NATIVE_OUTER, Vm};
 use crate::context::Context;
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::limits::{Limits, Randomness, RunOptions};
 use crate::program::Program;
 use crate::value::{Key, Map, Object, Value};
@@ -89,6 +89,12 @@ impl Vm {
         {
             return Err(cancelled());
         }
+        // Started by a host function of a run on this thread: it continues
+        // that run's native count, up to the same ceiling.
+        let native = NATIVE_OUTER.get();
+        if native > NATIVE_CALL_CEILING {
+            return Err(Error::new(ErrorKind::Depth, "Call depth limit exceeded"));
+        }
         let Some(main) = program.protos().first() else {
             return Ok(Value::Null);
         };
@@ -107,7 +113,7 @@ impl Vm {
             vm: self,
             ctx,
             main: program,
-            native: 0,
+            native,
             paths,
         };
         let result = exec.execute(0, program, &[]);

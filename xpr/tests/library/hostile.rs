@@ -8,6 +8,9 @@
 use crate::common;
 
 use common::on_small_stack;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
 use xpr::{Engine, Limits, Value, Vm};
 
 /// Runs `src` against `ctx` with no fuel limit and no timeout (default
@@ -347,6 +350,45 @@ fn recursion_through_builtins_stops_before_the_stack_whatever_the_call_depth() {
     });
     assert_eq!(kind, Err(xpr::ErrorKind::Depth));
     assert_eq!(depth_ok, Some(Value::Number(0.0)));
+}
+
+#[test]
+fn runs_nested_in_host_functions_share_the_native_ceiling() {
+    // A host function may run a program on its own thread (a Python
+    // callable evaluating one): each nested run started its native count
+    // at zero, so a host function re-entering without end (Python's
+    // recursion limit is 1,000) nested runs until the stack overflowed. A
+    // nested run now continues its caller's count.
+    for src in ["again()", "[1].map(x => again())[0]"] {
+        let (kind, reached) = nested_without_end(src);
+        assert_eq!(kind, Err(xpr::ErrorKind::Host), "{src}");
+        // A host call counts two native levels: the 51st call's run is
+        // refused as it starts.
+        assert!(reached <= 51, "{src}: {reached} host calls");
+    }
+}
+
+/// Runs `src`, whose host function `again` runs `src` again, on a 2 MiB
+/// thread: the outcome and how many times `again` was called.
+fn nested_without_end(src: &'static str) -> (Result<Value, xpr::ErrorKind>, usize) {
+    on_small_stack(move || {
+        let slot: Arc<OnceLock<xpr::Program>> = Arc::new(OnceLock::new());
+        let depth = Arc::new(AtomicUsize::new(0));
+        let mut engine = Engine::new();
+        let (inner, levels) = (slot.clone(), depth.clone());
+        engine
+            .register("again", xpr::Arity::Exact(0), move |_| {
+                levels.fetch_add(1, Ordering::Relaxed);
+                let program = inner.get().expect("compiled");
+                program
+                    .run(&())
+                    .map_err(|e| xpr::HostError::new(e.message().to_string()))
+            })
+            .expect("registers");
+        let _ = slot.set(engine.compile(src).expect("compiles"));
+        let kind = slot.get().expect("set").run(&()).map_err(|e| e.kind());
+        (kind, depth.load(Ordering::Relaxed))
+    })
 }
 
 // ─── object rest with a large pattern ────────────────────────────────────────
