@@ -43,10 +43,47 @@
 //! 7 check it).
 //!
 //! A check runs after the VM has returned: it is outside the run's fuel and
-//! time budgets and charges nothing. It is bounded by the size of the
-//! result (times the schema's size), which the memory budget bounds: the
-//! result is converted to JSON data once (as much memory again as the
-//! result), then validated.
+//! time budgets and charges nothing, so its cost is bounded when the schema
+//! is compiled. A *step* is one keyword of one subschema applied at one
+//! node of the result (a keyword holding data, `enum`, `const`,
+//! `required`, counts one step per JSON value in it; `pattern` runs in
+//! time linear in the string it matches). A schema is refused unless a
+//! check takes at most [`CHECK_STEPS_PER_NODE`] (100,000) steps at any one
+//! node of any result, so a check takes at most 100,000 steps times the
+//! number of nodes of the result (which the memory budget bounds; the
+//! result is converted to JSON data once, as much memory again, then
+//! validated). 100,000 steps are about 60 ms in a release build, measured
+//! on the worst kind of schema (`$ref`s under `anyOf`s); an `anyOf` of
+//! 1,000 small object alternatives takes 7,001.
+//!
+//! The steps at a node count, with multiplicity, every subschema applied
+//! there in place: through `$ref`, `$dynamicRef`, `$recursiveRef`,
+//! `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else` (both branches
+//! counted), `dependentSchemas`, and an `unevaluatedProperties` or
+//! `unevaluatedItems` (which runs the in-place subschemas again, counted
+//! once more per level of in-place nesting). So a chain of `$defs`, each an
+//! `anyOf` of two `$ref`s to the one below, is refused: 40 levels would be
+//! 2^40 steps. Applicators that move to a child of the node
+//! (`properties`, `patternProperties`, `additionalProperties`,
+//! `propertyNames`, `items`, `prefixItems`, `additionalItems`, `contains`)
+//! count at the child, where the subschemas several of them apply to one
+//! child add up: an `allOf` of two `items` referring back to it doubles at
+//! every level of an array, and is refused. Each named property and each
+//! tuple index is counted apart (a tree schema with `left` and `right`
+//! passes), up to 64 names per subschema, past which the largest counts
+//! for all. `$dynamicRef` and `$recursiveRef` count the costliest of the
+//! subschemas they may reach. The bound is computed for results nested up
+//! to 1,000 levels, the most [`OutputSchema::check`] accepts.
+//!
+//! A subschema that applies itself at the same node (`{"$ref": "#"}`, two
+//! `$defs` referring to each other through `allOf`) is an invalid schema:
+//! `jsonschema` would take it for valid when the check meets it again, so
+//! that part of the schema would check nothing. References are resolved as
+//! `jsonschema` resolves them (JSON pointers, `$anchor`, `$id`-relative
+//! URIs within the document); one that the analysis cannot resolve makes
+//! the schema invalid rather than uncounted. The analysis takes time
+//! linear in the schema's size per level of result followed (it stops
+//! when the levels repeat) and does not recurse on the native stack.
 //!
 //! A result is checked as the JSON it is written as: numbers as JavaScript
 //! writes them (an integral number is an `integer`: `100`, not `100.0`).
@@ -61,6 +98,10 @@ use std::io;
 
 use jsonschema::{PatternOptions, ValidationError, Validator};
 use xpr::{Error, ErrorKind, Value};
+
+mod cost;
+
+pub use cost::CHECK_STEPS_PER_NODE;
 
 /// The largest compiled size, in bytes, of one `pattern` (or
 /// `patternProperties` key) of a schema; a bigger one makes the schema
@@ -106,17 +147,28 @@ impl OutputSchema {
     /// (`{"type": "numbr"}`), refers to another document (`{"$ref":
     /// "https://..."}`: nothing is fetched), or has a `pattern` the
     /// linear-time engine does not accept or that compiles to more than
-    /// [`PATTERN_SIZE_LIMIT`] bytes.
+    /// [`PATTERN_SIZE_LIMIT`] bytes. `invalid output schema: checking
+    /// ... could take N steps or more ..., over the limit of 100000 per
+    /// node: ...`: a check could take more than [`CHECK_STEPS_PER_NODE`]
+    /// steps at one node of a result (see the crate docs). `invalid output
+    /// schema: the subschema at POINTER applies itself at the same node
+    /// ...`: a reference cycle that never moves into the result.
     pub fn from_json(schema: &serde_json::Value) -> Result<Self, Error> {
         let patterns = PatternOptions::regex()
             .size_limit(PATTERN_SIZE_LIMIT)
             .dfa_size_limit(PATTERN_DFA_SIZE_LIMIT);
-        jsonschema::options()
+        let validator = jsonschema::options()
             .offline()
             .with_pattern_options(patterns)
             .build(schema)
-            .map(|validator| OutputSchema { validator })
-            .map_err(|e| invalid_schema(&e))
+            .map_err(|e| invalid_schema(&e))?;
+        cost::check_cost(schema).map_err(|reason| {
+            Error::new(
+                ErrorKind::Schema,
+                format!("invalid output schema: {reason}"),
+            )
+        })?;
+        Ok(OutputSchema { validator })
     }
 
     /// Compiles a schema given as JSON text.

@@ -264,3 +264,269 @@ fn the_schema_is_shared_across_threads() {
         assert_eq!(h.join().expect("joins"), Ok(()));
     }
 }
+
+/// Runs `f` on a thread of its own and waits at most `secs` seconds for
+/// it (a hung check fails the test instead of hanging it).
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(secs))
+        .expect("finished before the deadline")
+}
+
+/// `$defs` a0..a40, each level applying the one below twice through
+/// `pair`, and the root applying a40 through `top`: about 2^40 subschemas
+/// at the root node of any result, were the schema accepted.
+/// Each level has an `$anchor` (`a0`, ...), and with `ids` an `$id`
+/// (`a0.json`, ...).
+fn doubling(
+    pair: impl Fn(serde_json::Value) -> serde_json::Value,
+    refer: impl Fn(usize) -> serde_json::Value,
+    ids: bool,
+) -> serde_json::Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..=40 {
+        let mut def = if i == 0 {
+            json!({"type": "string"})
+        } else {
+            pair(refer(i - 1))
+        };
+        def["$anchor"] = json!(format!("a{i}"));
+        if ids {
+            def["$id"] = json!(format!("a{i}.json"));
+        }
+        defs.insert(format!("a{i}"), def);
+    }
+    let mut root = refer(40);
+    root["$defs"] = serde_json::Value::Object(defs);
+    root
+}
+
+/// Compiles `schema` and, if it compiles, checks `1` against it; within
+/// 20 seconds (the unbounded schemas below would take years).
+fn compile_and_check(schema: serde_json::Value) -> Result<(), xpr::Error> {
+    within(20, move || {
+        OutputSchema::from_json(&schema)?.check(&eval("1"))
+    })
+}
+
+fn assert_refused(schema: serde_json::Value, what: &str) {
+    let e = compile_and_check(schema).expect_err(what);
+    assert_eq!(e.kind(), ErrorKind::Schema, "{what}: {e}");
+    assert!(
+        e.message().starts_with("invalid output schema: checking "),
+        "{what}: {e}"
+    );
+    assert!(
+        e.message().contains(&format!(
+            "over the limit of {CHECK_STEPS_PER_NODE} per node"
+        )),
+        "{what}: {e}"
+    );
+}
+
+#[test]
+fn references_that_multiply_the_work_of_a_check_are_refused() {
+    let pointer = |i: usize| json!({"$ref": format!("#/$defs/a{i}")});
+    type Pair = fn(serde_json::Value) -> serde_json::Value;
+    let pairs: [(&str, Pair); 7] = [
+        ("anyOf", |r| json!({"anyOf": [r, r]})),
+        ("allOf", |r| json!({"allOf": [r, r]})),
+        ("oneOf", |r| json!({"oneOf": [r, r]})),
+        ("not", |r| json!({"not": {"not": r}, "anyOf": [r]})),
+        ("if/then/else", |r| json!({"if": r, "then": r, "else": r})),
+        (
+            "dependentSchemas",
+            |r| json!({"dependentSchemas": {"x": r, "y": r}}),
+        ),
+        (
+            "a mix",
+            |r| json!({"allOf": [{"anyOf": [r]}, {"oneOf": [{"not": r}]}]}),
+        ),
+    ];
+    for (what, pair) in pairs {
+        assert_refused(doubling(pair, pointer, false), what);
+    }
+    // References by anchor, by `$id`-relative URI, and dynamic ones.
+    let anyof = |r: serde_json::Value| json!({"anyOf": [r, r]});
+    assert_refused(
+        doubling(anyof, |i| json!({"$ref": format!("#a{i}")}), false),
+        "$anchor",
+    );
+    assert_refused(
+        doubling(anyof, |i| json!({"$ref": format!("a{i}.json")}), true),
+        "$id",
+    );
+    let mut dynamic = doubling(anyof, |i| json!({"$dynamicRef": format!("#d{i}")}), false);
+    for i in 0..=40 {
+        dynamic["$defs"][format!("a{i}")]["$dynamicAnchor"] = json!(format!("d{i}"));
+    }
+    assert_refused(dynamic, "$dynamicRef");
+}
+
+#[test]
+fn the_work_of_a_check_is_refused_before_any_result_is_checked() {
+    // Without the bound, this takes seconds per anyOf level: a check of
+    // `1` took 1 s (16 levels) and 5 s (18 levels) in a debug build.
+    let schema = doubling(
+        |r| json!({"anyOf": [r, r]}),
+        |i| json!({"$ref": format!("#/$defs/a{i}")}),
+        false,
+    );
+    let started = std::time::Instant::now();
+    let e = OutputSchema::from_json(&schema).expect_err("refused");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(e.message().contains("checking the root of a result"), "{e}");
+}
+
+#[test]
+fn subschemas_multiplying_down_the_levels_of_a_result_are_refused() {
+    // Each level of an array applies `a` twice at the level below: 2^d
+    // subschemas at depth d, however cheap each level is on its own.
+    let schema = json!({
+        "$defs": {"a": {"anyOf": [
+            {"type": "array", "items": {"$ref": "#/$defs/a"}},
+            {"type": "array", "items": {"$ref": "#/$defs/a"}}
+        ]}},
+        "$ref": "#/$defs/a"
+    });
+    let e = compile_and_check(schema).expect_err("refused");
+    assert!(
+        e.message()
+            .starts_with("invalid output schema: checking a node "),
+        "{e}"
+    );
+    assert!(e.message().contains(" levels down a result"), "{e}");
+}
+
+#[test]
+fn an_in_place_reference_cycle_is_an_invalid_schema() {
+    // `jsonschema` compiles it and takes a subschema met again at the same
+    // node for valid: this schema would let `1` through.
+    let schema = json!({
+        "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}, {"type": "string"}]},
+                  "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+        "$ref": "#/$defs/a"
+    });
+    let plain = jsonschema::options().build(&schema).expect("compiles");
+    assert!(plain.is_valid(&json!(1)));
+    for schema in [schema, json!({"$ref": "#"}), json!({"not": {"$ref": "#"}})] {
+        let e = compile_and_check(schema).expect_err("a cycle");
+        assert_eq!(e.kind(), ErrorKind::Schema);
+        assert!(
+            e.message()
+                .starts_with("invalid output schema: the subschema at "),
+            "{e}"
+        );
+        assert!(
+            e.message().contains("applies itself at the same node"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn the_analysis_of_a_deep_schema_does_not_overflow_the_stack() {
+    // `serde_json` reads no JSON text nested deeper than 128 levels, and
+    // `jsonschema` compiles on the native stack: only the analysis is
+    // run here, on a small stack (the `jsonschema` registry it resolves
+    // references with takes a few hundred KiB in a debug build, at any
+    // depth).
+    let outcome = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let mut s = json!({"type": "string"});
+            for _ in 0..100_000 {
+                s = serde_json::Value::Object(std::iter::once(("not".to_string(), s)).collect());
+            }
+            let cost = cost::check_cost(&s).map_err(|e| e.len());
+            dismantle(s);
+            cost
+        })
+        .expect("thread")
+        .join()
+        .expect("no overflow");
+    // 100,000 `not`s apply 100,000 subschemas at the same node.
+    assert!(outcome.is_err());
+}
+
+#[test]
+fn large_and_recursive_schemas_still_compile_and_check() {
+    // An anyOf of 1,000 alternatives.
+    let alternatives: Vec<_> = (0..1000)
+        .map(|i| json!({"type": "object", "required": ["kind"], "properties": {"kind": {"const": format!("k{i}")}, "n": {"type": "number"}}}))
+        .collect();
+    let any = json!({"type": "array", "items": {"anyOf": alternatives}});
+    // 7 steps per alternative (its keywords, `required`'s name, `const`).
+    assert_eq!(cost::check_cost(&any), Ok(7001));
+    let s = schema(any);
+    assert_eq!(
+        s.check(&eval("[{kind: 'k999', n: 1}, {kind: 'k0'}]")),
+        Ok(())
+    );
+    assert!(message(&s, "[{kind: 'k1000'}]").starts_with("result does not match"));
+    // A tree through properties, with two recursive keys and an allOf base.
+    let s = schema(json!({
+        "$defs": {
+            "base": {"type": "object", "properties": {"left": {"type": ["object", "null"]}}},
+            "node": {"allOf": [{"$ref": "#/$defs/base"}], "required": ["v"], "properties": {
+                "v": {"type": "number"},
+                "left": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/node"}]},
+                "right": {"anyOf": [{"type": "null"}, {"$ref": "#/$defs/node"}]}}}
+        },
+        "$ref": "#/$defs/node"
+    }));
+    let tree = "{v: 1, left: {v: 2, left: null, right: {v: 3}}, right: null}";
+    assert_eq!(s.check(&eval(tree)), Ok(()));
+    assert_eq!(
+        message(&s, "{v: 1, left: {v: 'x'}}"),
+        r#"result does not match the output schema at /left: {"v":"x"} is not valid under any of the schemas listed in the 'anyOf' keyword"#
+    );
+    // An expression tree: variants naming different recursive keys, and
+    // a tuple.
+    let s = schema(json!({
+        "$defs": {"e": {"oneOf": [
+            {"type": "number"},
+            {"type": "object", "required": ["op"], "properties": {"op": {"const": "neg"}, "arg": {"$ref": "#/$defs/e"}}},
+            {"type": "object", "required": ["l", "r"], "properties": {"op": {"const": "+"}, "l": {"$ref": "#/$defs/e"}, "r": {"$ref": "#/$defs/e"}}},
+            {"type": "array", "prefixItems": [{"const": "*"}, {"$ref": "#/$defs/e"}, {"$ref": "#/$defs/e"}], "items": false}
+        ]}},
+        "$ref": "#/$defs/e"
+    }));
+    assert_eq!(
+        s.check(&eval("{op: '+', l: ['*', 2, {op: 'neg', arg: 3}], r: 4}")),
+        Ok(())
+    );
+    // Any JSON value, and the dynamic-reference tree of JSON Schema 2020-12.
+    let s = schema(json!({
+        "$defs": {"v": {"anyOf": [
+            {"type": ["null", "boolean", "number", "string"]},
+            {"type": "array", "items": {"$ref": "#/$defs/v"}},
+            {"type": "object", "additionalProperties": {"$ref": "#/$defs/v"}}
+        ]}},
+        "$ref": "#/$defs/v"
+    }));
+    assert_eq!(
+        s.check(&eval("{a: [1, {b: [null, 'x']}], c: true}")),
+        Ok(())
+    );
+    let s = schema(json!({
+        "$id": "https://example.invalid/strict-tree",
+        "$dynamicAnchor": "node",
+        "$ref": "tree",
+        "unevaluatedProperties": false,
+        "$defs": {"tree": {
+            "$id": "tree",
+            "$dynamicAnchor": "node",
+            "type": "object",
+            "properties": {"data": true, "children": {"type": "array", "items": {"$dynamicRef": "#node"}}}
+        }}
+    }));
+    assert_eq!(
+        s.check(&eval("{children: [{data: 1, children: []}]}")),
+        Ok(())
+    );
+    assert!(message(&s, "{children: [{daat: 1}]}").starts_with("result does not match"));
+}
