@@ -279,6 +279,9 @@ fn build<'a>(
         if let Value::Object(obj) = value {
             match obj.get(id_key).and_then(Value::as_str) {
                 Some(own) if !own.starts_with('#') => {
+                    // An empty fragment (`.../root.json#`, drafts 4 to 7)
+                    // names the same resource, as the registry has it.
+                    let own = own.trim_end_matches('#');
                     if let Ok(uri) = jsonschema::uri::resolve_against(&base.borrow(), own) {
                         base = Arc::new(uri);
                     }

@@ -530,3 +530,35 @@ fn large_and_recursive_schemas_still_compile_and_check() {
     );
     assert!(message(&s, "{children: [{daat: 1}]}").starts_with("result does not match"));
 }
+
+#[test]
+fn references_of_older_drafts_are_resolved_for_the_bound() {
+    // A draft 7 anchor (`$id: "#price"`) under a base with an empty
+    // fragment, a draft 4 `id`, a draft 2019-09 `$recursiveRef`.
+    let s = schema(json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "http://example.invalid/root.json#",
+        "definitions": {"p": {"$id": "#price", "type": "number"}},
+        "type": "array",
+        "items": {"$ref": "#price"}
+    }));
+    assert_eq!(s.check(&eval("[1, 2]")), Ok(()));
+    assert!(message(&s, "[1, 'x']").starts_with("result does not match the output schema at /1"));
+    let s = schema(json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "id": "http://example.invalid/r",
+        "definitions": {"p": {"type": "number"}},
+        "items": {"$ref": "#/definitions/p"}
+    }));
+    assert_eq!(s.check(&eval("[1, 2]")), Ok(()));
+    let s = schema(json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$recursiveAnchor": true,
+        "type": ["object", "number"],
+        "additionalProperties": {"$recursiveRef": "#"}
+    }));
+    assert_eq!(s.check(&eval("{a: {b: 1}, c: 2}")), Ok(()));
+    assert!(
+        message(&s, "{a: {b: 'x'}}").starts_with("result does not match the output schema at /a/b")
+    );
+}
