@@ -457,6 +457,22 @@ fn formats_hold_no_letters_but_tokens_and_a_lone_t_or_z() {
 }
 
 #[test]
+fn a_suggested_format_is_checked_without_suggesting_again() {
+    // Each fix of a strftime format peels one `%`; checking the fix built
+    // its own error and suggestion, and so on: twice the work per `%`
+    // (fuzz finding: 25 took over 20 s). 150 would never end.
+    let format = format!("yyyy-MM-d{}d à HH:lm", "%".repeat(150));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(super::tokens::check(&format).map_err(|e| e.message().to_string()));
+    });
+    // Microseconds with the fix: the deadline only turns a hang into a failure.
+    let got = rx.recv_timeout(std::time::Duration::from_secs(120));
+    let message = got.expect("the check ends").expect_err("refused");
+    assert!(message.contains("d is not a date token"), "{message}");
+}
+
+#[test]
 fn formats_are_charged_per_byte_before_they_are_expanded() {
     // Issue 11: a 60 MB format built an uncounted list of 8 bytes per
     // character (590 MB) before the memory limit stopped it. Now the
