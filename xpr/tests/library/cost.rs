@@ -364,3 +364,49 @@ fn regex_patterns_must_be_known_to_be_bounded() {
     let re = bound(r#"/a+/.test(s)"#).evaluate(&sizes);
     assert!(lit.is_some() && lit > re, "{lit:?} {re:?}");
 }
+
+/// Comparing objects walks one side's keys and looks each up in the
+/// other; a long key the other side does not have is refused without
+/// being hashed, so the walk costs no more than the lighter side, which is
+/// what the bound of `==` and `includes` charges (a 64 KiB key compared
+/// with `{"a": 1}` once cost 4,103 fuel against a bound of 11).
+#[test]
+fn an_equality_walk_costs_no_more_than_the_lighter_side() {
+    let long = "k".repeat(1 << 16);
+    let ctx = serde_json::json!({
+        "x": { long.clone(): 1 },
+        "y": {"a": 1},
+        "z": { "a": 1, long.clone(): 2 },
+        "xs": [{ long.clone(): 1 }, {"a": 1}],
+    });
+    for src in [
+        r#"x == {"a": 1}"#,
+        r#"{"a": 1} == x"#,
+        "x == y",
+        "y == x",
+        "[x] == [y]",
+        "[y] == [x]",
+        r#"{"a": 1, "b": 2} == z"#,
+        r#"z == {"a": 1, "b": 2}"#,
+        r#"[x].includes({"a": 1})"#,
+        "[x].includes(y)",
+        "[y].includes(x)",
+        "[x].indexOf(y)",
+        "xs.includes(y)",
+        "xs.filter(e => e == y).length",
+        "[[x]].includes([y])",
+    ] {
+        let (used, at) = measured(src, &ctx);
+        assert!(used <= at, "{src}: used {used} > bound {at}");
+        assert!(used < 64, "{src}: used {used}: the long key was read");
+    }
+    // A key both sides have is still hashed and charged.
+    let (used, at) = measured(
+        "x == w",
+        &serde_json::json!({"x": {long.clone(): 1}, "w": {long: 1}}),
+    );
+    assert!(
+        used >= (1 << 16) / 16 && used <= at,
+        "used {used}, bound {at}"
+    );
+}
