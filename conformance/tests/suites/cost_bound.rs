@@ -142,7 +142,7 @@ fn bound_holds_on_generated_expressions() {
 
 /// A generator of expressions over the context of [`Gen::context`]:
 /// `items` (objects with `price`, `name`, `tags`), `nums`, `words`,
-/// `name`, `n`, `flag` and `obj`.
+/// `name`, `n`, `flag`, `obj` and `wide` (one key, often long).
 struct Gen<'r> {
     rng: &'r mut Rng,
     /// The item parameters of the enclosing callbacks.
@@ -190,6 +190,7 @@ impl Gen<'_> {
             "n": self.rng.below(20),
             "flag": self.rng.coin(),
             "obj": {"a": self.rng.below(9), "b": self.word(), "c": [1, 2, 3]},
+            "wide": {self.word().repeat(200): 1},
         })
     }
 
@@ -334,7 +335,7 @@ impl Gen<'_> {
             };
         }
         let d = d - 1;
-        match self.rng.below(16) {
+        match self.rng.below(17) {
             0 => format!("{} > {}", self.num(d), self.num(d)),
             1 => format!("{} == {}", self.text(d), self.text(d)),
             2 => format!("({} && {})", self.boolean(d), self.boolean(d)),
@@ -350,6 +351,7 @@ impl Gen<'_> {
             12 => format!("{}.endsWith({})", self.text(d), self.text(d)),
             13 => format!("{} != {}", self.object(d), self.object(d)),
             14 => format!("{} < {}", self.text(d), self.text(d)),
+            15 => format!("[{}].includes({})", self.object(d), self.object(d)),
             _ => match self.item() {
                 Some(x) => format!("{x}?.name == null"),
                 None => "obj?.b == null".into(),
@@ -431,8 +433,12 @@ impl Gen<'_> {
 
     fn object(&mut self, d: u32) -> String {
         let d = d.saturating_sub(1);
-        match self.rng.below(7) {
+        match self.rng.below(9) {
             0 => format!("{{a: {}, b: {}}}", self.num(d), self.text(d)),
+            // One key: comparing `wide` (a long key) with another object
+            // must not hash it (the bound charges the lighter side).
+            7 => "wide".into(),
+            8 => format!("{{a: {}}}", self.num(d)),
             1 => format!("{}.groupBy({})", self.items(d), self.lambda(Self::text, d)),
             2 => format!("{{...obj, d: {}}}", self.num(d)),
             3 => "obj.entries()".into(),
