@@ -19,7 +19,7 @@
 //!   once per pair of objects, `fields / 16` units), and one longer than all
 //!   of them is not hashed at all: the walk never does more than either
 //!   side's weight, which is what the static cost bound charges for `==`
-//!   and `includes` (a 1 MiB key compared with `{"a": 1}` once cost 65,536
+//!   and `includes` (a 64 KiB key compared with `{"a": 1}` once cost 4,103
 //!   units against a bound of 11);
 //! - **hashing** a key (`unique`, object keys, key lookups): `len / 16`,
 //!   which also covers comparing it with the key it finds.
