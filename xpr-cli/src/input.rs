@@ -94,7 +94,7 @@ pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
             if p.as_os_str() == "-" {
                 return Ok(stdin());
             }
-            let file = File::open(p).map_err(|e| {
+            let mut file = File::open(p).map_err(|e| {
                 Exit::usage(format_args!("cannot open {}: {}", p.display(), io_text(&e)))
             })?;
             // A directory opens, but cannot be read: say so before any output.
@@ -104,12 +104,52 @@ pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
                     p.display()
                 )));
             }
+            if let Some((kind, flag)) = binary_kind(&mut file) {
+                return Err(Exit::usage(format_args!(
+                    "{} is {kind} file, and this reads text (NDJSON or JSON): \
+                     `xpr run --input {flag}` reads it",
+                    p.display(),
+                )));
+            }
             Ok(Input {
                 name: Arc::from(p.display().to_string()),
                 reader: Box::new(file),
             })
         })
         .collect()
+}
+
+/// Whether a regular file is a Parquet file (`PAR1` at both ends), an
+/// Arrow IPC file (`ARROW1` at both ends) or an Arrow IPC stream (a
+/// `0xFFFFFFFF` continuation marker first, which no text starts with).
+/// Reads at most 12 bytes and puts the file back at its start (a pipe or
+/// device is not read).
+/// Gives the kind and the `--input` value that reads it.
+fn binary_kind(file: &mut File) -> Option<(&'static str, &'static str)> {
+    use std::io::{Seek, SeekFrom};
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut ends = |from: SeekFrom| {
+        let mut bytes = [0u8; 6];
+        file.seek(from).ok()?;
+        let n = file.read(&mut bytes).ok()?;
+        Some((bytes, n))
+    };
+    let head = ends(SeekFrom::Start(0));
+    let tail = ends(SeekFrom::End(-6));
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let ((head, _), (tail, n)) = (head?, tail.unwrap_or(([0; 6], 0)));
+    let tail = &tail[..n];
+    if head.starts_with(b"PAR1") && tail.ends_with(b"PAR1") {
+        Some(("a Parquet", "parquet"))
+    } else if head.starts_with(b"ARROW1") && tail.ends_with(b"ARROW1")
+        || head.starts_with(&[0xFF; 4])
+    {
+        Some(("an Arrow IPC", "arrow"))
+    } else {
+        None
+    }
 }
 
 impl Input {

@@ -569,7 +569,7 @@ fn main() -> ExitCode {
         {
             if a.total_fuel.is_some() {
                 Err(Exit::usage(format_args!(
-                    "--total-fuel works with NDJSON, JSON, CSV or TSV input, not Parquet or Arrow"
+                    "--total-fuel works with NDJSON or JSON input, not with Parquet or Arrow input or output"
                 )))
             } else {
                 columnar::run(&a)

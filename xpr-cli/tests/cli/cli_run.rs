@@ -302,6 +302,30 @@ fn run_strict_numbers_rejects_big_integers() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
 }
 
+/// A Parquet or Arrow IPC file read as text is named as such, with the
+/// flag that reads it, before any output; a text file that merely starts
+/// with a magic word is read as text.
+#[test]
+fn a_binary_columnar_file_read_as_text_names_the_flag_that_reads_it() {
+    let parquet = temp_file("flights.parquet", b"PAR1\x15\x04\x15\x00PAR1");
+    let arrow = temp_file("flights.arrow", b"ARROW1\x00\x00ARROW1");
+    let stream = temp_file("flights.arrows", b"\xff\xff\xff\xff\x10\x00\x00\x00");
+    for (file, flag, args) in [
+        (&parquet, "parquet", vec!["run", "--filter", "delay > 60"]),
+        (&arrow, "arrow", vec!["run", "x"]),
+        (&stream, "arrow", vec!["run", "--agg", "n: count()"]),
+        (&parquet, "parquet", vec!["check", "x", "--sample"]),
+    ] {
+        let o = run(&[args.as_slice(), &[file.as_str()]].concat());
+        assert_eq!(code(&o), 2, "{args:?} {file}: {}", stderr(&o));
+        assert!(o.stdout.is_empty());
+        assert_stderr_has(&o, &format!("`xpr run --input {flag}` reads it"));
+    }
+    let text = temp_file("par1.ndjson", b"PAR1 then text\n");
+    let o = run(&["run", "1", &text]);
+    assert_stderr_has(&o, "par1.ndjson:1: invalid JSON");
+}
+
 #[test]
 fn run_bad_input_behaves_like_a_unix_tool() {
     // Missing file: status 2 before any output.
