@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use xpr::{Error, Program, render_error};
 use xpr_arrow::{BatchOptions, Budget, Evaluation};
@@ -72,6 +72,9 @@ struct Taken {
     first_row: u64,
     batch: RecordBatch,
     work: Work,
+    /// Every column of its file (the batch holds only those read), for
+    /// `did you mean` on an unknown name.
+    columns: SchemaRef,
 }
 
 /// What is to be done with a batch.
@@ -124,8 +127,9 @@ struct Reader {
     /// kept rows).
     groups: Option<groups::Groups>,
     seq: u64,
-    /// The file being read, for errors.
+    /// The file being read, for errors, and all its columns.
     source: Option<Arc<str>>,
+    file_columns: SchemaRef,
     /// Whether string columns may be read as dictionaries (their type is
     /// not written out: NDJSON output).
     dictionaries: bool,
@@ -203,6 +207,8 @@ impl Reader {
                 self.dictionaries,
             )
             .map_err(|e| read_error(&source, &e))?;
+            let (opened, columns) = opened;
+            self.file_columns = columns;
             match opened {
                 Opened::Batches(batches) => self.current = Some((source, batches, 0)),
                 Opened::Groups(g) => self.groups = Some(*g),
@@ -219,6 +225,7 @@ impl Reader {
             first_row,
             batch,
             work,
+            columns: self.file_columns.clone(),
         }
     }
 }
@@ -260,7 +267,8 @@ fn wanted(schema: &Schema, names: Option<&[String]>) -> Vec<usize> {
 
 /// Opens one file's batches, reading only `columns` (when given) of it;
 /// a Parquet file a row group at a time, late ([`groups`]) when
-/// `predicate` is given and reads only some of its columns.
+/// `predicate` is given and reads only some of its columns; with all the
+/// file's columns.
 fn open(
     path: &Path,
     source: &Arc<str>,
@@ -268,7 +276,7 @@ fn open(
     columns: Option<&[String]>,
     predicate: Option<&(Program, BatchOptions)>,
     dictionaries: bool,
-) -> Result<Opened, String> {
+) -> Result<(Opened, SchemaRef), String> {
     let file = File::open(path).map_err(|e| super::input::io_text(&e))?;
     match format {
         InputFormat::Parquet => {
@@ -294,7 +302,8 @@ fn open(
                 (wanted(meta.schema(), Some(&names)), program, options)
             });
             let columns = wanted(meta.schema(), columns);
-            Ok(Opened::Groups(Box::new(groups::Groups::new(
+            let all = meta.schema().clone();
+            let groups = Opened::Groups(Box::new(groups::Groups::new(
                 source.clone(),
                 file,
                 meta,
@@ -302,7 +311,8 @@ fn open(
                 predicate,
                 batch_rows,
                 dictionaries,
-            ))))
+            )));
+            Ok((groups, all))
         }
         _ => {
             // An Arrow IPC file starts with `ARROW1`; anything else is read
@@ -320,18 +330,18 @@ fn open(
                     None,
                 )
                 .map_err(|e| e.to_string())?;
-                let projection = wanted(&probe.schema(), columns);
+                let (all, projection) = (probe.schema(), wanted(&probe.schema(), columns));
                 drop(probe);
                 let reader = arrow_ipc::reader::FileReader::try_new(file, Some(projection))
                     .map_err(|e| e.to_string())?;
-                Ok(Opened::Batches(Box::new(reader)))
+                Ok((Opened::Batches(Box::new(reader)), all))
             } else {
                 let probe = arrow_ipc::reader::StreamReader::try_new(
                     BufReader::new(file.try_clone().map_err(|e| e.to_string())?),
                     None,
                 )
                 .map_err(|e| e.to_string())?;
-                let projection = wanted(&probe.schema(), columns);
+                let (all, projection) = (probe.schema(), wanted(&probe.schema(), columns));
                 drop(probe);
                 std::io::Seek::rewind(&mut file).map_err(|e| super::input::io_text(&e))?;
                 let reader = arrow_ipc::reader::StreamReader::try_new(
@@ -339,7 +349,7 @@ fn open(
                     Some(projection),
                 )
                 .map_err(|e| e.to_string())?;
-                Ok(Opened::Batches(Box::new(reader)))
+                Ok((Opened::Batches(Box::new(reader)), all))
             }
         }
     }
@@ -368,12 +378,12 @@ impl Job<'_> {
             reported: Vec::new(),
             fatal: None,
         };
-        match t.work {
+        match &t.work {
             Work::Evaluate => {}
             Work::Kept => {
                 // Counted with the group's verdicts.
                 o.records = 0;
-                if let Err(e) = self.write_kept(t.batch, &mut o) {
+                if let Err(e) = self.write_kept(t.batch.clone(), &mut o) {
                     o.fatal = Some(Exit::usage(format_args!("{}: {e}", t.source)));
                 }
                 return o;
@@ -383,11 +393,12 @@ impl Job<'_> {
                 o.errors = v.errors;
                 for (row, error) in &v.shown {
                     o.reported
-                        .push(self.describe_row("warning", &t.source, row + 1, error));
+                        .push(self.describe_row("warning", &t, *row + 1, error));
                 }
                 o.fatal = v
                     .fatal
-                    .map(|(row, error)| self.fatal(&t.source, row.map(|r| r + 1), &error));
+                    .as_ref()
+                    .map(|(row, error)| self.fatal(&t, row.map(|r| r + 1), error));
                 return o;
             }
         }
@@ -417,7 +428,7 @@ impl Job<'_> {
             Ok(e) => e,
             Err(e) => {
                 let row = e.row.map(|r| t.first_row + r as u64);
-                o.fatal = Some(self.fatal(&t.source, row, &e.error));
+                o.fatal = Some(self.fatal(t, row, &e.error));
                 return o;
             }
         };
@@ -484,23 +495,27 @@ impl Job<'_> {
 
     /// `LEVEL: FILE: row N: message` for row `row` of batch `t`.
     fn describe(&self, level: &str, t: &Taken, row: usize, error: &Error) -> String {
-        self.describe_row(level, &t.source, t.first_row + row as u64, error)
+        self.describe_row(level, t, t.first_row + row as u64, error)
     }
 
-    /// `LEVEL: FILE: row N: message` (N from 1 within the file).
-    fn describe_row(&self, level: &str, source: &str, row: u64, error: &Error) -> String {
-        let rendered = render_error(error, self.expr);
+    /// `LEVEL: FILE: row N: message` (N from 1 within the file) for a row
+    /// of batch `t`; an unknown name that looks like a typo of one of its
+    /// columns gets `did you mean` (as a record's field does in NDJSON).
+    fn describe_row(&self, level: &str, t: &Taken, row: u64, error: &Error) -> String {
+        let names = t.columns.fields().iter().map(|f| f.name().as_str());
+        let hinted = crate::run::failure::with_name_hint(error, names);
+        let rendered = render_error(hinted.as_ref().unwrap_or(error), self.expr);
         let body = rendered.strip_prefix("error: ").unwrap_or(&rendered);
-        format!("{level}: {source}: row {row}: {body}")
+        format!("{level}: {}: row {row}: {body}", t.source)
     }
 
     /// The error that stops the run: a row's (N from 1 within the file),
     /// status 1, or the batch's as a whole (a column XPR cannot read),
     /// status 2.
-    fn fatal(&self, source: &str, row: Option<u64>, error: &Error) -> Exit {
+    fn fatal(&self, t: &Taken, row: Option<u64>, error: &Error) -> Exit {
         let (text, code) = match row {
-            Some(row) => (self.describe_row("error", source, row, error), 1),
-            None => (format!("xpr: {source}: {error}\n"), 2),
+            Some(row) => (self.describe_row("error", t, row, error), 1),
+            None => (format!("xpr: {}: {error}\n", t.source), 2),
         };
         Exit {
             code,
@@ -642,6 +657,7 @@ pub fn run(args: &RunArgs) -> Result<(), Exit> {
         groups: None,
         seq: 0,
         source: None,
+        file_columns: Arc::new(Schema::empty()),
         dictionaries: args.output_format == OutputFormat::Ndjson,
     };
     // The first file's schema, for an output with no batch at all.

@@ -29,7 +29,7 @@ pub(crate) mod agg;
 mod agg_spec;
 mod aggregate;
 mod exact_sum;
-mod failure;
+pub(crate) mod failure;
 mod fields;
 pub(crate) mod slurp;
 mod table;

@@ -293,6 +293,41 @@ fn order_is_kept_with_jobs() {
     assert_eq!(ids.values().to_vec(), (0..n).step_by(7).collect::<Vec<_>>());
 }
 
+/// An unknown name that looks like a typo of one of the file's columns
+/// gets `did you mean`, as a record's field does in NDJSON: whether the
+/// program reads the column or not, the filter late or not, Parquet or
+/// Arrow, stopping the run or shown as a warning.
+#[test]
+fn a_typo_of_a_column_name_is_answered_with_the_column() {
+    let batch = numbers(100);
+    let parquet = temp_file("typo.parquet", &parquet_bytes(&batch, 100));
+    let arrow = temp_file("typo.arrow", &arrow_bytes(&batch));
+    for (file, format) in [(&parquet, "parquet"), (&arrow, "arrow")] {
+        for args in [
+            vec!["run", "-q", "--input", format, "vv + 1"],
+            vec![
+                "run",
+                "-q",
+                "--input",
+                format,
+                "--filter",
+                "id > 1 && vv > 1",
+            ],
+            vec!["run", "--input", format, "--on-error", "null", "vv + 1"],
+        ] {
+            let o = run(&[args.as_slice(), &[file.as_str()]].concat());
+            let err = stderr(&o);
+            assert!(
+                err.contains("Unknown identifier 'vv' (did you mean 'v'?)"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    // A name like none of them: no guess.
+    let o = run(&["run", "-q", "--input", "parquet", "price", &parquet]);
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}
+
 #[test]
 fn errors_are_per_row_with_the_row_number() {
     // 20,000 rows: nulls in `v` at rows (from 1) 1000, 2000, ... 20000,
