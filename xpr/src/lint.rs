@@ -37,7 +37,8 @@ pub struct Lint {
     /// `||` after a truthy literal, as SQL's `'a' || 'b'` concatenation),
     /// `type_name` (`type(x) == int`: `type` returns a string),
     /// `callback_arity` (`xs.map((x, i) => ...)`: callbacks get the element
-    /// alone).
+    /// alone), `property_typo` (`s.lenght`: a property close to `length`,
+    /// which reads null on a string or an array and a field on an object).
     pub kind: &'static str,
     /// The method or function name concerned.
     pub name: String,
@@ -230,6 +231,24 @@ impl Linter {
                 let name = property.name.as_str();
                 if name == "length" {
                     return matches!(ty, Some("string" | "array")).then_some("number");
+                }
+                // `s.lenght` reads a missing property: null, no error
+                // (`lengths`, `lengthKm`: more likely a field's name).
+                if !matches!(ty, Some("object"))
+                    && !name.starts_with("length")
+                    && xpr_vm::suggest::closest(name, ["length"]).is_some()
+                {
+                    let e = Error::new(
+                        xpr_vm::ErrorKind::Reference,
+                        format!(
+                            "'.{name}' is not a property of a string or an array \
+                             (on an object it reads a field, null when missing)"
+                        ),
+                    )
+                    .with_hint("did you mean '.length'?")
+                    .at(span(property.span));
+                    self.push(Severity::Warning, "property_typo", name, e);
+                    return None;
                 }
                 let known_string_or_array = matches!(ty, Some("string" | "array"));
                 if (CALL_ONLY.contains(&name)

@@ -57,6 +57,39 @@ fn lint_tells_certain_errors_from_likely_mistakes() {
     assert!(engine.lint("a +").is_err());
 }
 
+/// `x.lenght` evaluates to null without an error (a missing property), so
+/// only the lint can tell: a warning with `.length` in its hint, unless
+/// the receiver is an object literal or the name extends `length` (a
+/// field such as `lengths`).
+#[test]
+fn a_typo_of_length_is_a_warning_naming_length() {
+    let engine = Engine::new();
+    for src in [
+        "[1, 2].lenght",
+        "name.lengh + 1",
+        "s.trim().lentgh > 3",
+        "xs.legnth",
+    ] {
+        let lints = engine.lint(src).expect("parses");
+        assert_eq!(lints.len(), 1, "{src}: {lints:?}");
+        assert_eq!(lints[0].kind, "property_typo", "{src}");
+        assert_eq!(lints[0].severity, Severity::Warning);
+        assert_eq!(lints[0].error.hint(), Some("did you mean '.length'?"));
+    }
+    for src in [
+        "xs.length",
+        "{lenght: 1}.lenght",
+        "route.lengths",
+        "s.lengthKm",
+        "p.width",
+    ] {
+        assert!(engine.lint(src).expect("parses").is_empty(), "{src}");
+    }
+    // It still evaluates as the spec says: a missing property is null.
+    let v = engine.eval("s.lenght", &serde_json::json!({"s": "abc"}));
+    assert_eq!(v.expect("runs"), xpr::Value::Null);
+}
+
 /// A null operand's hint quotes the operand as written only when it fits
 /// on one line: one written over several lines quotes the operand alone,
 /// and one longer than a line keeps the VM's `(x ?? 0)`.
