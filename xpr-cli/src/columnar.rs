@@ -127,8 +127,9 @@ struct Reader {
     /// kept rows).
     groups: Option<groups::Groups>,
     seq: u64,
-    /// The file being read, for errors, and all its columns.
+    /// The file being read, for errors.
     source: Option<Arc<str>>,
+    /// All its columns (for `did you mean` on an unknown name).
     file_columns: SchemaRef,
     /// Whether string columns may be read as dictionaries (their type is
     /// not written out: NDJSON output).
@@ -198,7 +199,7 @@ impl Reader {
             };
             let source: Arc<str> = path.display().to_string().into();
             self.source = Some(source.clone());
-            let opened = open(
+            let (opened, columns) = open(
                 &path,
                 &source,
                 self.format,
@@ -207,7 +208,6 @@ impl Reader {
                 self.dictionaries,
             )
             .map_err(|e| read_error(&source, &e))?;
-            let (opened, columns) = opened;
             self.file_columns = columns;
             match opened {
                 Opened::Batches(batches) => self.current = Some((source, batches, 0)),

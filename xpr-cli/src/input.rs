@@ -121,10 +121,9 @@ pub fn open(paths: &[PathBuf]) -> Result<Vec<Input>, Exit> {
 
 /// Whether a regular file is a Parquet file (`PAR1` at both ends), an
 /// Arrow IPC file (`ARROW1` at both ends) or an Arrow IPC stream (a
-/// `0xFFFFFFFF` continuation marker first, which no text starts with).
-/// Reads at most 12 bytes and puts the file back at its start (a pipe or
-/// device is not read).
-/// Gives the kind and the `--input` value that reads it.
+/// `0xFFFFFFFF` continuation marker first, which no text starts with):
+/// the kind and the `--input` value that reads it. Reads at most 12 bytes
+/// and puts the file back at its start (a pipe or device is not read).
 fn binary_kind(file: &mut File) -> Option<(&'static str, &'static str)> {
     use std::io::{Seek, SeekFrom};
     if !file.metadata().is_ok_and(|m| m.is_file()) {
