@@ -37,6 +37,7 @@ use xpr_arrow::{BatchOptions, Budget, Evaluation};
 
 use super::{Exit, InputFormat, OnError, OutputFormat, RunArgs};
 
+mod chunk;
 mod decode;
 mod groups;
 mod guard;
@@ -45,6 +46,8 @@ mod ipc;
 mod object;
 mod pages;
 mod rows;
+#[cfg(test)]
+mod temp_path;
 mod values;
 mod writer;
 

@@ -2,7 +2,9 @@
 //! reader: flat columns of 32- and 64-bit integers, floats and doubles and
 //! UTF-8 strings, required or nullable, in plain or dictionary-encoded data
 //! pages (version 1 or 2). parquet's page reader still parses the page
-//! headers and decompresses; the values and levels are decoded here, and a
+//! headers, over the file as [`super::chunk`] reads it; Snappy pages are
+//! decompressed in [`super::pages`] (other codecs by parquet); the values
+//! and levels are decoded here, and a
 //! string column comes out as a `Dictionary(Int32, Utf8)` array sharing
 //! the column chunk's dictionary, so a string is never copied per row.
 //!
@@ -28,9 +30,10 @@ use arrow_buffer::{BooleanBufferBuilder, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use bytes::Bytes;
 use parquet::arrow::arrow_reader::ArrowReaderMetadata;
-use parquet::basic::{Encoding, Type as Physical};
+use parquet::basic::{Compression, Encoding, Type as Physical};
 use parquet::file::serialized_reader::SerializedPageReader;
 
+use super::chunk::{Chunk, Spare};
 use super::hybrid::Corrupt;
 use super::pages::{Encoded, Met, Pages};
 use super::values::{
@@ -154,10 +157,29 @@ impl Fast {
         let rows = usize::try_from(chunks.num_rows()).unwrap_or(0);
         let make = || -> Result<Fast, String> {
             let file = Arc::new(file.try_clone().map_err(|e| e.to_string())?);
+            let file_len = file.metadata().map_err(|e| e.to_string())?.len();
             let mut fields = Vec::with_capacity(plan.len());
             let mut decoders = Vec::with_capacity(plan.len());
             for (p, (i, ty, optional, field)) in plan.into_iter().enumerate() {
-                let pages = SerializedPageReader::new(file.clone(), chunks.column(i), rows, None)
+                let chunk = Chunk::new(file.clone(), file_len);
+                // Snappy pages are decompressed here, into memory used
+                // again page after page (parquet's reader takes new
+                // memory, zeroed, for each): parquet hands them on raw.
+                let meta = chunks.column(i);
+                let snappy = meta.compression() == Compression::SNAPPY;
+                let raw;
+                let meta = if snappy {
+                    raw = meta
+                        .clone()
+                        .into_builder()
+                        .set_compression(Compression::UNCOMPRESSED)
+                        .build()
+                        .map_err(|e| e.to_string())?;
+                    &raw
+                } else {
+                    meta
+                };
+                let pages = SerializedPageReader::new(Arc::new(chunk), meta, rows, None)
                     .map_err(|e| e.to_string())?;
                 // Late, a column the predicate does not read gives its
                 // kept rows only.
@@ -173,6 +195,7 @@ impl Fast {
                         left: 0,
                         levels: None,
                         values: Encoded::Plain(Bytes::new(), 0),
+                        snappy: snappy.then(|| (snap::raw::Decoder::new(), Spare::default())),
                     },
                     dict: Dict::None,
                     indices: Vec::new(),

@@ -24,6 +24,7 @@ use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
 use super::{Fast, Judge};
+use crate::columnar::temp_path::TempPath;
 
 /// xorshift64*: the same cases on every run.
 struct Rng(u64);
@@ -123,8 +124,8 @@ fn batch(rng: &mut Rng, rows: usize, null_rate: u64, distinct: u64) -> RecordBat
 }
 
 /// Writes `batches` with `props` to a temporary file.
-fn write(batches: &[RecordBatch], props: WriterProperties) -> (tempfile_path::Path, File) {
-    let path = tempfile_path::Path::new();
+fn write(batches: &[RecordBatch], props: WriterProperties) -> (TempPath, File) {
+    let path = TempPath::new();
     let file = File::create(&path.0).expect("create");
     let mut w = ArrowWriter::try_new(file, batches[0].schema(), Some(props)).expect("writer");
     for b in batches {
@@ -133,28 +134,6 @@ fn write(batches: &[RecordBatch], props: WriterProperties) -> (tempfile_path::Pa
     w.close().expect("close");
     let file = File::open(&path.0).expect("open");
     (path, file)
-}
-
-mod tempfile_path {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    /// A file under the system's temporary directory, removed on drop.
-    pub struct Path(pub std::path::PathBuf);
-
-    impl Path {
-        pub fn new() -> Path {
-            static N: AtomicU64 = AtomicU64::new(0);
-            let n = N.fetch_add(1, Ordering::Relaxed);
-            let name = format!("xpr-decode-{}-{n}.parquet", std::process::id());
-            Path(std::env::temp_dir().join(name))
-        }
-    }
-
-    impl Drop for Path {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
 }
 
 /// parquet's reading of every row group, columns `columns`.
@@ -419,7 +398,7 @@ fn damaged_files_give_errors_not_panics() {
                 let at = 4 + rng.below(body as u64 - 4) as usize;
                 bytes[at] ^= 1 << rng.below(8);
             }
-            let damaged = tempfile_path::Path::new();
+            let damaged = TempPath::new();
             File::create(&damaged.0)
                 .and_then(|mut f| f.write_all(&bytes))
                 .expect("write");

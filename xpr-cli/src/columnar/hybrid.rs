@@ -273,24 +273,37 @@ impl Hybrid {
 }
 
 /// Unpacks `bytes`, whole groups of 8 values of `width` bits (1 to 32),
-/// into `out` (8 per group): with the width a constant, each group is a
-/// few loads and shifts.
+/// into `out` (8 per group): with the width a constant, each value is
+/// one 8-byte load, a shift and a mask. The loads read straight from
+/// `bytes` while 8 bytes follow; the last groups are copied out first.
+/// (Copying every group to the stack and loading from there, as this
+/// once did, stalls each load on the copy's stores: 3.5 times slower.)
 fn unpack_groups(bytes: &[u8], width: u32, out: &mut [u32]) {
-    fn by<const W: usize>(bytes: &[u8], out: &mut [u32]) {
+    /// One group: `src` holds at least `W + 7` bytes.
+    #[inline(always)]
+    fn group<const W: usize>(src: &[u8], dst: &mut [u32]) {
         let mask = if W == 32 {
             u64::from(u32::MAX)
         } else {
             (1u64 << W) - 1
         };
-        for (group, dst) in bytes.chunks_exact(W).zip(out.chunks_exact_mut(8)) {
+        for (i, d) in dst.iter_mut().enumerate() {
+            let bit = i * W;
+            let w: [u8; 8] = src[bit / 8..bit / 8 + 8].try_into().expect("8 bytes");
+            *d = ((u64::from_le_bytes(w) >> (bit % 8)) & mask) as u32;
+        }
+    }
+    fn by<const W: usize>(bytes: &[u8], out: &mut [u32]) {
+        let groups = (bytes.len() / W).min(out.len() / 8);
+        // A group's last load ends before its byte `W + 7`.
+        let direct = (bytes.len().saturating_sub(8) / W).min(groups);
+        for (g, dst) in out[..direct * 8].chunks_exact_mut(8).enumerate() {
+            group::<W>(&bytes[g * W..g * W + W + 7], dst);
+        }
+        for g in direct..groups {
             let mut buf = [0u8; 40];
-            buf[..W].copy_from_slice(group);
-            for (i, d) in dst.iter_mut().enumerate() {
-                let bit = i * W;
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&buf[bit / 8..bit / 8 + 8]);
-                *d = ((u64::from_le_bytes(w) >> (bit % 8)) & mask) as u32;
-            }
+            buf[..W].copy_from_slice(&bytes[g * W..g * W + W]);
+            group::<W>(&buf, &mut out[g * 8..g * 8 + 8]);
         }
     }
     macro_rules! widths {

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use parquet::basic::Encoding;
 use parquet::column::page::{Page, PageReader};
 
+use super::chunk::Spare;
 use super::hybrid::{Corrupt, Hybrid};
 
 /// A data page's values.
@@ -27,6 +28,9 @@ pub(super) struct Pages {
     pub(super) left: usize,
     pub(super) levels: Option<Hybrid>,
     pub(super) values: Encoded,
+    /// For a Snappy-compressed chunk whose pages `reader` hands on as
+    /// they are stored: the codec, and the memory of the page before.
+    pub(super) snappy: Option<(snap::raw::Decoder, Spare)>,
 }
 
 /// What [`Pages::next_page`] met.
@@ -39,6 +43,9 @@ pub(super) enum Met {
 
 impl Pages {
     pub(super) fn next_page(&mut self) -> Result<Met, Corrupt> {
+        // The page before is done with: its memory may serve again.
+        self.levels = None;
+        self.values = Encoded::Plain(Bytes::new(), 0);
         let page = self
             .reader
             .get_next_page()
@@ -54,6 +61,11 @@ impl Pages {
                 if !matches!(encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY) {
                     return Err(format!("a dictionary page in {encoding} encoding"));
                 }
+                // Kept with the column: memory of its own.
+                let buf = match &mut self.snappy {
+                    Some((codec, _)) => unsnap(codec, 0, &buf, &mut Spare::default())?,
+                    None => buf,
+                };
                 return Ok(Met::Dictionary(buf, num_values as usize));
             }
             Page::DataPage {
@@ -63,6 +75,10 @@ impl Pages {
                 def_level_encoding,
                 ..
             } => {
+                let buf = match &mut self.snappy {
+                    Some((codec, spare)) => unsnap(codec, 0, &buf, spare)?,
+                    None => buf,
+                };
                 if !self.optional {
                     (buf, num_values, encoding, None)
                 } else if def_level_encoding != Encoding::RLE {
@@ -90,11 +106,17 @@ impl Pages {
                 encoding,
                 def_levels_byte_len,
                 rep_levels_byte_len,
+                is_compressed,
                 ..
             } => {
                 let (rep, def) = (rep_levels_byte_len as usize, def_levels_byte_len as usize);
                 let end = rep.checked_add(def).filter(|&e| e <= buf.len());
                 let end = end.ok_or("a page shorter than its levels")?;
+                // Version 2 stores the levels uncompressed, before the values.
+                let buf = match &mut self.snappy {
+                    Some((codec, spare)) if is_compressed => unsnap(codec, end, &buf, spare)?,
+                    _ => buf,
+                };
                 if rep != 0 {
                     return Err("repetition levels in a flat column".into());
                 }
@@ -126,5 +148,66 @@ impl Pages {
             (Some(levels), Some(valid)) => levels.read_levels(m, Some(valid)),
             _ => Ok(m),
         }
+    }
+}
+
+/// `page` with its bytes from `from` on Snappy-decompressed, into the
+/// memory `spare` holds when it can (the first `from` bytes copied as
+/// they are).
+///
+/// # Errors
+/// The bytes are not Snappy, or declare more than they can hold: no
+/// Snappy element yields more than 22 bytes a byte (a copy of 64 bytes
+/// takes 3), so a larger length is refused before its memory is taken.
+fn unsnap(
+    codec: &mut snap::raw::Decoder,
+    from: usize,
+    page: &Bytes,
+    spare: &mut Spare,
+) -> Result<Bytes, Corrupt> {
+    let (head, data) = page.split_at(from);
+    let snappy = |e: snap::Error| format!("a Snappy page: {e}");
+    let len = snap::raw::decompress_len(data).map_err(snappy)?;
+    if len > data.len().saturating_mul(22) {
+        return Err(format!(
+            "a Snappy page of {} bytes declares {len} bytes decompressed",
+            data.len()
+        ));
+    }
+    let mut out = spare.take(from + len);
+    out[..from].copy_from_slice(head);
+    codec.decompress(data, &mut out[from..]).map_err(snappy)?;
+    Ok(spare.hand_out(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snappy_page_decompresses_after_its_stored_levels_into_memory_used_again() {
+        let text: Vec<u8> = b"abc".repeat(500);
+        let mut page = b"levels".to_vec();
+        page.extend(snap::raw::Encoder::new().compress_vec(&text).unwrap());
+        let page = Bytes::from(page);
+        let (mut codec, mut spare) = (snap::raw::Decoder::new(), Spare::default());
+        let first = unsnap(&mut codec, 6, &page, &mut spare).unwrap();
+        assert_eq!((&first[..6], &first[6..]), (&b"levels"[..], &text[..]));
+        let at = first.as_ptr();
+        drop(first);
+        let again = unsnap(&mut codec, 6, &page, &mut spare).unwrap();
+        assert_eq!(again.as_ptr(), at, "the first page's memory, used again");
+        assert_eq!(&again[6..], &text[..]);
+    }
+
+    #[test]
+    fn a_snappy_length_beyond_what_its_bytes_can_hold_is_refused_before_allocating() {
+        // A length of 1,000,000 (a varint) before 4 bytes.
+        let page = Bytes::from_static(&[0xc0, 0x84, 0x3d, 0, 0, 0, 0]);
+        let err = unsnap(&mut snap::raw::Decoder::new(), 0, &page, &mut Spare::default());
+        assert!(err.unwrap_err().contains("declares 1000000 bytes"));
+        // Not Snappy at all.
+        let page = Bytes::from_static(&[0xff; 12]);
+        assert!(unsnap(&mut snap::raw::Decoder::new(), 0, &page, &mut Spare::default()).is_err());
     }
 }
