@@ -57,15 +57,17 @@ impl Spare {
 pub(super) struct Chunk {
     file: Arc<File>,
     file_len: u64,
-    spare: Mutex<Spare>,
+    /// The memory for page bodies: shared by the columns whose bodies
+    /// are decompressed as soon as read (Snappy), else the column's own.
+    spare: Arc<Mutex<Spare>>,
 }
 
 impl Chunk {
-    pub(super) fn new(file: Arc<File>, file_len: u64) -> Chunk {
+    pub(super) fn new(file: Arc<File>, file_len: u64, spare: Arc<Mutex<Spare>>) -> Chunk {
         Chunk {
             file,
             file_len,
-            spare: Mutex::new(Spare::default()),
+            spare,
         }
     }
 
@@ -137,7 +139,11 @@ mod tests {
         let path = TempPath::new();
         std::fs::write(&path.0, &data).expect("write");
         let file = File::open(&path.0).expect("open");
-        (path, Chunk::new(Arc::new(file), n as u64), data)
+        (
+            path,
+            Chunk::new(Arc::new(file), n as u64, Arc::default()),
+            data,
+        )
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //! column, never a panic.
 
 use std::fs::File;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
 use arrow_array::{
@@ -158,15 +158,22 @@ impl Fast {
         let make = || -> Result<Fast, String> {
             let file = Arc::new(file.try_clone().map_err(|e| e.to_string())?);
             let file_len = file.metadata().map_err(|e| e.to_string())?.len();
+            let raw_bodies = Arc::new(Mutex::new(Spare::default()));
             let mut fields = Vec::with_capacity(plan.len());
             let mut decoders = Vec::with_capacity(plan.len());
             for (p, (i, ty, optional, field)) in plan.into_iter().enumerate() {
-                let chunk = Chunk::new(file.clone(), file_len);
                 // Snappy pages are decompressed here, into memory used
                 // again page after page (parquet's reader takes new
-                // memory, zeroed, for each): parquet hands them on raw.
+                // memory, zeroed, for each): parquet hands them on raw,
+                // their bodies all read into the same memory.
                 let meta = chunks.column(i);
                 let snappy = meta.compression() == Compression::SNAPPY;
+                let bodies = if snappy {
+                    raw_bodies.clone()
+                } else {
+                    Arc::default()
+                };
+                let chunk = Chunk::new(file.clone(), file_len, bodies);
                 let raw;
                 let meta = if snappy {
                     raw = meta

@@ -204,10 +204,23 @@ mod tests {
     fn a_snappy_length_beyond_what_its_bytes_can_hold_is_refused_before_allocating() {
         // A length of 1,000,000 (a varint) before 4 bytes.
         let page = Bytes::from_static(&[0xc0, 0x84, 0x3d, 0, 0, 0, 0]);
-        let err = unsnap(&mut snap::raw::Decoder::new(), 0, &page, &mut Spare::default());
+        let err = unsnap(
+            &mut snap::raw::Decoder::new(),
+            0,
+            &page,
+            &mut Spare::default(),
+        );
         assert!(err.unwrap_err().contains("declares 1000000 bytes"));
         // Not Snappy at all.
         let page = Bytes::from_static(&[0xff; 12]);
-        assert!(unsnap(&mut snap::raw::Decoder::new(), 0, &page, &mut Spare::default()).is_err());
+        assert!(
+            unsnap(
+                &mut snap::raw::Decoder::new(),
+                0,
+                &page,
+                &mut Spare::default()
+            )
+            .is_err()
+        );
     }
 }
