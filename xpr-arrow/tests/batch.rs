@@ -489,6 +489,11 @@ fn chains_of_comparisons_charge_exactly_what_the_rows_cost() {
         "k > 20 && a < 50 || k == 9007199254740992",
         "k != -10 && (k <= 0 || k >= 9007199254740993)",
         "big > 1500 && a < 50 || big == 7",
+        // Left sides that let few rows through: the right compared at
+        // those rows alone.
+        "a == 3 && b < 3 || k == 2",
+        "k == 7 && big > 10",
+        "a != 3 || b == 0.5 && big < 100",
     ] {
         let p = Engine::new().compile(src).unwrap();
         for batch in &batches {

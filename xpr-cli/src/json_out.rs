@@ -304,46 +304,11 @@ pub fn write_number(out: &mut Vec<u8>, n: f64) {
         out.push(b'0');
     } else if n.fract() == 0.0 && n.abs() < 1e15 {
         // Integers: the common case, without the float formatter.
-        let buf = itoa_buf(n as i64);
-        out.extend_from_slice(buf.digits());
+        out.extend_from_slice(itoa::Buffer::new().format(n as i64).as_bytes());
     } else {
         let mut buf = ryu_js::Buffer::new();
         out.extend_from_slice(buf.format_finite(n).as_bytes());
     }
-}
-
-/// A small stack buffer holding an integer's decimal digits.
-struct Digits {
-    buf: [u8; 24],
-    start: usize,
-}
-
-impl Digits {
-    fn digits(&self) -> &[u8] {
-        self.buf.get(self.start..).unwrap_or(&[])
-    }
-}
-
-// The indexing below stays in bounds: an i64 has at most 19 digits and a
-// sign, and the buffer holds 24 bytes.
-fn itoa_buf(n: i64) -> Digits {
-    let mut buf = [0u8; 24];
-    let mut i = buf.len();
-    let negative = n < 0;
-    let mut m = n.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    if negative {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    Digits { buf, start: i }
 }
 
 /// Appends a JSON string literal: `"`, `\\`, and control characters escaped.
