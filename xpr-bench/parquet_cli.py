@@ -19,7 +19,8 @@ process (getrusage of the child); DuckDB's is the query's alone, measured
 inside its process (getrusage of the process, all its threads, and a
 monotonic clock, around the COPY, after `import duckdb` and a first
 `SELECT 1`): its start-up is not charged to it.
-Each command runs ROUNDS times (default 3), in turns; medians are
+Each command runs ROUNDS times (default 3), in turns, each round in an
+order of its own (seeded: the same orders every run); medians are
 reported, with the load average before and after.
 
 With the DuckDB CLI (`pip install duckdb-cli`; on PATH or named by
@@ -33,6 +34,7 @@ and pyarrow: `pip install duckdb pyarrow` in a venv; the binary built with
 """
 
 import os
+import random
 import resource
 import statistics
 import subprocess
@@ -123,8 +125,13 @@ def main():
             commands[(name, "xpr -j1")] = base + ["--jobs", "1"] + args + [path]
         load_before = os.getloadavg()
         results = {k: [] for k in commands}
-        for _ in range(ROUNDS):
-            for key, argv in commands.items():
+        # Each round in its own order: a command run just after another
+        # tool's process finds the caches cold, so a fixed order would
+        # favour whichever comes after a command of its own tool.
+        order = list(commands.items())
+        for r in range(ROUNDS):
+            random.Random(r).shuffle(order)
+            for key, argv in order:
                 results[key].append(measure(argv, inside=key[1] == "duckdb"))
         load_after = os.getloadavg()
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in results.items()}

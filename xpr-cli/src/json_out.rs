@@ -302,13 +302,21 @@ pub fn write_number(out: &mut Vec<u8>, n: f64) {
         out.extend_from_slice(b"null");
     } else if n == 0.0 {
         out.push(b'0');
-    } else if n.fract() == 0.0 && n.abs() < 1e15 {
-        // Integers: the common case, without the float formatter.
-        out.extend_from_slice(itoa::Buffer::new().format(n as i64).as_bytes());
+    } else if n.abs() < 1e15 && (n as i64) as f64 == n {
+        // Integers: the common case, without the float formatter (and
+        // tested by a conversion, not `fract`, a call to libm's `trunc`).
+        write_int(out, n as i64);
     } else {
         let mut buf = ryu_js::Buffer::new();
         out.extend_from_slice(buf.format_finite(n).as_bytes());
     }
+}
+
+/// Appends an integer below 10^15 in magnitude (as [`write_number`]
+/// writes it as a double).
+#[inline]
+pub fn write_int(out: &mut Vec<u8>, n: i64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Appends a JSON string literal: `"`, `\\`, and control characters escaped.
@@ -456,6 +464,10 @@ mod tests {
             (123456789012345680000.0, "123456789012345680000"),
             (1.5e-7, "1.5e-7"),
             (9007199254740993.0, "9007199254740992"),
+            (999_999_999_999_999.0, "999999999999999"),
+            (-999_999_999_999_999.0, "-999999999999999"),
+            (1e15, "1000000000000000"),
+            (-2.5, "-2.5"),
             (f64::NAN, "null"),
         ];
         for (n, want) in cases {

@@ -109,7 +109,11 @@ impl<'a> Column<'a> {
         }
         match &self.typed {
             // Integers become doubles, as when the program reads them.
-            Typed::Int64(v) => json_out::write_number(out, v[row] as f64),
+            Typed::Int64(v) => match v[row] {
+                // Exact as a double, and written as one would be.
+                n if n.unsigned_abs() < 1_000_000_000_000_000 => json_out::write_int(out, n),
+                n => json_out::write_number(out, n as f64),
+            },
             Typed::Float64(v) => json_out::write_number(out, v[row]),
             Typed::Utf8(s) => json_out::write_str(out, s.value(row)),
             Typed::Dict(keys, values) => match usize::try_from(keys[row]) {
@@ -160,4 +164,41 @@ fn cell(out: &mut Vec<u8>, a: &dyn Array, row: usize) -> Result<(), Error> {
         _ => json_out::write_value(out, &xpr_arrow::cell_value(a, row)?),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+
+    use super::{json_out, write};
+
+    #[test]
+    fn integer_cells_are_written_as_their_doubles_are() {
+        let values = [
+            0,
+            -5,
+            999_999_999_999_999,
+            -999_999_999_999_999,
+            1_000_000_000_000_000,
+            9_007_199_254_740_993,
+            i64::MAX,
+            i64::MIN,
+        ];
+        let column: ArrayRef = Arc::new(Int64Array::from(values.to_vec()));
+        let batch = RecordBatch::try_from_iter([("n", column)]).unwrap();
+        let mut out = Vec::new();
+        write(&mut out, &batch).unwrap();
+        let mut want = Vec::new();
+        for v in values {
+            want.extend_from_slice(b"{\"n\":");
+            json_out::write_number(&mut want, v as f64);
+            want.extend_from_slice(b"}\n");
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(want).unwrap()
+        );
+    }
 }
