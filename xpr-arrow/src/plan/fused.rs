@@ -168,10 +168,13 @@ fn compare(col: &Col<'_>, at: usize, n: usize, cmp: Cmp, c: f64, out: &mut Bits)
     }
 }
 
-/// A block whose rows reached are fewer than one in `SPARSE` is compared
-/// at those rows alone ([`compare_reached`]: a few instructions a reached
-/// row, against about five a row of the block).
-const SPARSE: u64 = 3;
+/// A block whose rows reached are fewer than one in `SPARSE_KEYS` (a
+/// dictionary column) or `SPARSE_VALUES` (doubles, integers) is compared
+/// at those rows alone ([`compare_reached`]: about ten instructions a
+/// reached row, against about five a row of the block for a dictionary
+/// column and one or two for values, whose comparison vectorises).
+const SPARSE_KEYS: u64 = 3;
+const SPARSE_VALUES: u64 = 8;
 
 /// As [`compare`], at the rows set in `reach` alone (of the block at row
 /// `at`): the other bits clear, and only the values read checked finite.
@@ -288,7 +291,11 @@ fn block(t: &Tree<'_>, at: usize, n: usize, reach: &Bits, out: &mut Bits, fuel: 
             *fuel += 2 * reached;
             // Few rows reached (the right of a selective `&&`): those
             // alone, rather than the whole block.
-            if reached * SPARSE < n as u64 {
+            let sparse = match x {
+                Col::Keys(..) => SPARSE_KEYS,
+                Col::F64(_) | Col::I64(_) => SPARSE_VALUES,
+            };
+            if reached * sparse < n as u64 {
                 compare_reached(x, at, reach, *cmp, *c, out)
             } else {
                 compare(x, at, n, *cmp, *c, out)
