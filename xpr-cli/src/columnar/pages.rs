@@ -166,6 +166,10 @@ fn unsnap(
     spare: &mut Spare,
 ) -> Result<Bytes, Corrupt> {
     let (head, data) = page.split_at(from);
+    // Nothing compressed (a page of nulls may store no values at all).
+    if data.is_empty() {
+        return Ok(page.clone());
+    }
     let snappy = |e: snap::Error| format!("a Snappy page: {e}");
     let len = snap::raw::decompress_len(data).map_err(snappy)?;
     if len > data.len().saturating_mul(22) {
@@ -201,7 +205,7 @@ mod tests {
     }
 
     #[test]
-    fn a_snappy_length_beyond_what_its_bytes_can_hold_is_refused_before_allocating() {
+    fn a_snappy_length_beyond_its_bytes_is_refused_and_no_bytes_decompress_to_none() {
         // A length of 1,000,000 (a varint) before 4 bytes.
         let page = Bytes::from_static(&[0xc0, 0x84, 0x3d, 0, 0, 0, 0]);
         let err = unsnap(
@@ -211,6 +215,15 @@ mod tests {
             &mut Spare::default(),
         );
         assert!(err.unwrap_err().contains("declares 1000000 bytes"));
+        // No values at all: the levels as they are.
+        let page = Bytes::from_static(b"levels");
+        let levels = unsnap(
+            &mut snap::raw::Decoder::new(),
+            6,
+            &page,
+            &mut Spare::default(),
+        );
+        assert_eq!(&levels.unwrap()[..], b"levels");
         // Not Snappy at all.
         let page = Bytes::from_static(&[0xff; 12]);
         assert!(
