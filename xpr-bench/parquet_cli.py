@@ -144,7 +144,7 @@ def main():
         xw, xc = med[(name, "xpr")]
         jw, jc = med[(name, "xpr -j1")]
         dw, dc = med[(name, "duckdb")]
-        print(f"| {name} | {xw:.3f} | {xc:.3f} | {jw:.3f} | {jc:.3f} | {dw:.3f} | {dc:.3f} | "
+        print(f"| {name} | {xw:.4f} | {xc:.4f} | {jw:.4f} | {jc:.4f} | {dw:.4f} | {dc:.4f} | "
               f"{dc / xc:.2f}x | {dw / xw:.2f}x |")
     if duckdb_cli():
         print()
@@ -155,7 +155,7 @@ def main():
         for name, _, _ in WORKLOADS:
             _, xc = med[(name, "xpr")]
             cw, cc = med[(name, "duckdb cli")]
-            print(f"| {name} | {xc:.3f} | {cw:.3f} | {cc:.3f} | {cc / xc:.2f}x |")
+            print(f"| {name} | {xc:.4f} | {cw:.4f} | {cc:.4f} | {cc / xc:.2f}x |")
 
 
 if __name__ == "__main__":
