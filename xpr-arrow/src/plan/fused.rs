@@ -17,7 +17,7 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use xpr::bytecode::Cmp;
 
 use super::compile::{Expr, Node};
-use super::eval::{column_vs_constant, numbers};
+use super::kernels::{column_vs_constant, numbers};
 
 /// A null-free column a comparison reads.
 enum Col<'p> {

@@ -14,6 +14,7 @@ mod compile;
 mod concat;
 mod eval;
 mod fused;
+mod kernels;
 mod vals;
 
 use std::sync::Arc;
