@@ -17,7 +17,7 @@ use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use xpr::bytecode::Cmp;
 
 use super::compile::{Expr, Node};
-use super::kernels::{column_vs_constant, numbers};
+use super::kernels::{cmp_holds, column_vs_constant, numbers};
 
 /// A null-free column a comparison reads.
 enum Col<'p> {
@@ -186,14 +186,8 @@ fn compare_reached(
     c: f64,
     out: &mut Bits,
 ) -> bool {
-    let test = |v: f64| match cmp {
-        Cmp::Lt => v < c,
-        Cmp::Le => v <= c,
-        Cmp::Gt => v > c,
-        Cmp::Ge => v >= c,
-        Cmp::Eq => v == c,
-        Cmp::Ne => v != c,
-    };
+    // A NaN reads false: it fails the block's pass anyway (`finite`).
+    let test = |v: f64| v.partial_cmp(&c).is_some_and(|o| cmp_holds(cmp, o));
     let mut finite = true;
     for ((o, &r), w) in out.iter_mut().zip(reach).zip(0..) {
         let mut bits = 0u64;

@@ -62,10 +62,7 @@ impl Pages {
                     return Err(format!("a dictionary page in {encoding} encoding"));
                 }
                 // Kept with the column: memory of its own.
-                let buf = match &mut self.snappy {
-                    Some((codec, _)) => unsnap(codec, 0, &buf, &mut Spare::default())?,
-                    None => buf,
-                };
+                let buf = self.decompressed(buf, 0, true)?;
                 return Ok(Met::Dictionary(buf, num_values as usize));
             }
             Page::DataPage {
@@ -75,10 +72,7 @@ impl Pages {
                 def_level_encoding,
                 ..
             } => {
-                let buf = match &mut self.snappy {
-                    Some((codec, spare)) => unsnap(codec, 0, &buf, spare)?,
-                    None => buf,
-                };
+                let buf = self.decompressed(buf, 0, false)?;
                 if !self.optional {
                     (buf, num_values, encoding, None)
                 } else if def_level_encoding != Encoding::RLE {
@@ -112,10 +106,12 @@ impl Pages {
                 let (rep, def) = (rep_levels_byte_len as usize, def_levels_byte_len as usize);
                 let end = rep.checked_add(def).filter(|&e| e <= buf.len());
                 let end = end.ok_or("a page shorter than its levels")?;
-                // Version 2 stores the levels uncompressed, before the values.
-                let buf = match &mut self.snappy {
-                    Some((codec, spare)) if is_compressed => unsnap(codec, end, &buf, spare)?,
-                    _ => buf,
+                // Version 2 stores the levels uncompressed, before the
+                // values, and may leave the values uncompressed too.
+                let buf = if is_compressed {
+                    self.decompressed(buf, end, false)?
+                } else {
+                    buf
                 };
                 if rep != 0 {
                     return Err("repetition levels in a flat column".into());
@@ -135,6 +131,17 @@ impl Pages {
         };
         self.left = rows as usize;
         Ok(Met::Data)
+    }
+
+    /// `page` as decoded from: for a Snappy chunk, its bytes from `from`
+    /// on decompressed, into the page before's memory or (`kept`, a
+    /// dictionary held with the column) memory of its own; else as it is.
+    fn decompressed(&mut self, page: Bytes, from: usize, kept: bool) -> Result<Bytes, Corrupt> {
+        match &mut self.snappy {
+            Some((codec, _)) if kept => unsnap(codec, from, &page, &mut Spare::default()),
+            Some((codec, spare)) => unsnap(codec, from, &page, spare),
+            None => Ok(page),
+        }
     }
 
     /// The next `m` rows' levels (at most [`Pages::left`]): their validity
